@@ -1,0 +1,36 @@
+//! Kalah(m,n): rules, positions, the perfect board index, endgame tables and
+//! exact search.
+//!
+//! Layers, each using only those above it:
+//!
+//! * [`rules`]: the rule set (capture and end variants).
+//! * [`board`]: mover-relative bitpacked boards and sowing (no I/O, no heap).
+//! * [`position`], [`notation`]: user-facing positions and move lines with
+//!   typed errors.
+//! * [`index`]: the frozen rank/unrank contract between boards and table slots.
+//! * [`perft`]: move-path counts.
+
+pub mod board;
+pub mod index;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod rules;
+
+pub use board::{Board, Game, Sown};
+pub use index::Index;
+pub use notation::{Line, LineError, Numbering};
+pub use position::{MoveError, Played, Position, PositionError, Setup, Side};
+pub use rules::{CaptureRule, EndRule, Rules};
+
+/// Exact values of every board up to some number of seeds: what the endgame
+/// tables give the search and the query.
+pub trait Probe: Send + Sync {
+    /// Every board with at most this many seeds is answered.
+    fn max_seeds(&self) -> u32;
+
+    /// The value of `board` for the player to move (net future store gain,
+    /// stores excluded, as [`Game::reference_value`]), or `None` when the
+    /// board holds more than [`Probe::max_seeds`] seeds.
+    fn probe(&self, board: Board) -> Option<i32>;
+}

@@ -1,0 +1,539 @@
+//! Whole positions: houses, stores and the side to move, as users write them.
+//!
+//! Text arrives as an unvalidated [`Setup`] (the tokens, parsed) and becomes a
+//! [`Position`] only through [`Setup::validate`], whose [`PositionError`] names
+//! the offending token and why. The text form (RULES.md) is the `2m+2` counts
+//! in sowing order, then the side to move:
+//!
+//! ```text
+//! 4 4 4 4 4 4 0 4 4 4 4 4 4 0 S      S1..S6, South store, N1..N6, North store, side
+//! ```
+//!
+//! Commas may replace spaces; `m` is inferred from the count of numbers.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::board::{final_value, Board, Game, OPP};
+use crate::rules::{EndRule, Rules, MAX_PITS, MAX_SEEDS};
+
+/// A player. South moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    South,
+    North,
+}
+
+impl Side {
+    /// The other player.
+    pub const fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+
+    /// 0 for South, 1 for North.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `S` or `N`.
+    pub const fn letter(self) -> char {
+        match self {
+            Side::South => 'S',
+            Side::North => 'N',
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::South => "South",
+            Side::North => "North",
+        })
+    }
+}
+
+/// Why a text or a setup is not a position. Token numbers count from 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// Nothing but separators.
+    Empty,
+    /// Two separators in a row (`4,,4`): a count is missing.
+    EmptyToken { token: usize },
+    /// A count that is not a whole number.
+    NotANumber { token: usize, text: String },
+    /// A count below zero.
+    Negative { token: usize, text: String },
+    /// A count above 255 (no game holds more seeds).
+    CountTooLarge { token: usize, text: String },
+    /// The last token is a number: the side to move is missing.
+    MissingSide,
+    /// The last token is neither `S` nor `N`.
+    UnknownSide { token: usize, text: String },
+    /// A side letter before the end: the side must come last.
+    SideNotLast { token: usize, text: String },
+    /// The counts cannot be split into two rows of houses and two stores.
+    OddCount { count: usize },
+    /// Fewer than four counts: at least one house a side and two stores.
+    TooFewCounts { count: usize },
+    /// More than 8 houses a side.
+    TooManyPits { pits: usize },
+    /// More than 255 seeds in all.
+    TooManySeeds { total: usize },
+    /// A setup whose two rows differ in length.
+    RowMismatch { south: usize, north: usize },
+    /// `pits` or `seeds` out of range when building a start position.
+    BadStart { pits: usize, seeds: usize },
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use PositionError::*;
+        match self {
+            Empty => write!(f, "empty position: expected 2m+2 counts and a side (S or N)"),
+            EmptyToken { token } => write!(f, "token {token} is empty: two separators in a row"),
+            NotANumber { token, text } => {
+                write!(f, "token {token} '{text}' is not a seed count (a whole number 0..255)")
+            }
+            Negative { token, text } => write!(f, "token {token} '{text}' is negative: seed counts are 0 or more"),
+            CountTooLarge { token, text } => {
+                write!(f, "token {token} '{text}' is too large: a game holds at most 255 seeds")
+            }
+            MissingSide => write!(f, "the side to move is missing: end the position with S or N"),
+            UnknownSide { token, text } => {
+                write!(f, "token {token} '{text}' is not a side: the last token must be S or N")
+            }
+            SideNotLast { token, text } => {
+                write!(f, "token {token} '{text}' is a side, but the side to move must be the last token")
+            }
+            OddCount { count } => write!(
+                f,
+                "{count} counts is odd: a position has 2m+2 counts (m houses and a store a side)"
+            ),
+            TooFewCounts { count } => write!(
+                f,
+                "{count} counts is too few: a position has at least 4 (one house and a store a side)"
+            ),
+            TooManyPits { pits } => write!(f, "{pits} houses a side: at most {MAX_PITS} are supported"),
+            TooManySeeds { total } => write!(f, "{total} seeds in all: at most {MAX_SEEDS} are supported"),
+            RowMismatch { south, north } => {
+                write!(f, "South has {south} houses but North has {north}")
+            }
+            BadStart { pits, seeds } => write!(
+                f,
+                "Kalah({pits},{seeds}) is out of range: 1..=8 houses and at most 255 seeds in all"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A position as written, not yet checked for size limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// South's houses from South's house 1.
+    pub south: Vec<u32>,
+    /// North's houses from North's house 1.
+    pub north: Vec<u32>,
+    /// Stores: South's, North's.
+    pub stores: [u32; 2],
+    pub to_move: Side,
+}
+
+fn parse_side(text: &str) -> Option<Side> {
+    match text.to_ascii_lowercase().as_str() {
+        "s" | "south" => Some(Side::South),
+        "n" | "north" => Some(Side::North),
+        _ => None,
+    }
+}
+
+impl FromStr for Setup {
+    type Err = PositionError;
+
+    /// Parses the RULES.md text form. Syntax errors only; sizes are checked
+    /// by [`Setup::validate`].
+    fn from_str(text: &str) -> Result<Setup, PositionError> {
+        // Tokens separated by white space and/or one comma.
+        let mut tokens: Vec<&str> = Vec::new();
+        for chunk in text.split_whitespace() {
+            for (i, t) in chunk.split(',').enumerate() {
+                if t.is_empty() {
+                    // A comma at the start or end of a chunk beside white
+                    // space is fine ("4, 4"); an empty piece inside is not.
+                    let inner = i > 0 && i < chunk.split(',').count() - 1;
+                    if inner {
+                        return Err(PositionError::EmptyToken {
+                            token: tokens.len() + 1,
+                        });
+                    }
+                    continue;
+                }
+                tokens.push(t);
+            }
+        }
+        let Some((&last, counts)) = tokens.split_last() else {
+            return Err(PositionError::Empty);
+        };
+        let side = match parse_side(last) {
+            Some(s) => s,
+            None if last.parse::<i64>().is_ok() => return Err(PositionError::MissingSide),
+            None => {
+                return Err(PositionError::UnknownSide {
+                    token: tokens.len(),
+                    text: last.to_string(),
+                })
+            }
+        };
+        let mut numbers = Vec::with_capacity(counts.len());
+        for (i, &t) in counts.iter().enumerate() {
+            let token = i + 1;
+            let text = t.to_string();
+            match t.parse::<i64>() {
+                Ok(n) if n < 0 => return Err(PositionError::Negative { token, text }),
+                Ok(n) if n > MAX_SEEDS as i64 => {
+                    return Err(PositionError::CountTooLarge { token, text })
+                }
+                Ok(n) => numbers.push(n as u32),
+                Err(_) if parse_side(t).is_some() => {
+                    return Err(PositionError::SideNotLast { token, text })
+                }
+                Err(_) if t.starts_with('-') && t[1..].bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(PositionError::Negative { token, text })
+                }
+                Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(PositionError::CountTooLarge { token, text })
+                }
+                Err(_) => return Err(PositionError::NotANumber { token, text }),
+            }
+        }
+        let count = numbers.len();
+        if count % 2 == 1 {
+            return Err(PositionError::OddCount { count });
+        }
+        if count < 4 {
+            return Err(PositionError::TooFewCounts { count });
+        }
+        let m = count / 2 - 1;
+        Ok(Setup {
+            south: numbers[..m].to_vec(),
+            north: numbers[m + 1..2 * m + 1].to_vec(),
+            stores: [numbers[m], numbers[2 * m + 1]],
+            to_move: side,
+        })
+    }
+}
+
+impl Setup {
+    /// Checks sizes and builds the position.
+    ///
+    /// # Errors
+    /// Rows of different lengths, no houses, more than 8 houses a side, or
+    /// more than 255 seeds in all.
+    pub fn validate(&self) -> Result<Position, PositionError> {
+        let m = self.south.len();
+        if self.north.len() != m {
+            return Err(PositionError::RowMismatch {
+                south: m,
+                north: self.north.len(),
+            });
+        }
+        if m == 0 {
+            return Err(PositionError::TooFewCounts { count: 2 });
+        }
+        if m > MAX_PITS {
+            return Err(PositionError::TooManyPits { pits: m });
+        }
+        let total: usize = self
+            .south
+            .iter()
+            .chain(&self.north)
+            .chain(&self.stores)
+            .map(|&x| x as usize)
+            .sum();
+        if total > MAX_SEEDS {
+            return Err(PositionError::TooManySeeds { total });
+        }
+        let mut houses = [[0u8; MAX_PITS]; 2];
+        for i in 0..m {
+            houses[0][i] = self.south[i] as u8;
+            houses[1][i] = self.north[i] as u8;
+        }
+        Ok(Position {
+            pits: m as u8,
+            houses,
+            stores: [self.stores[0] as u8, self.stores[1] as u8],
+            to_move: self.to_move,
+        })
+    }
+}
+
+/// A validated position: at most 8 houses a side and 255 seeds in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pits: u8,
+    /// `houses[side][i]`: house i+1 of that side.
+    houses: [[u8; MAX_PITS]; 2],
+    stores: [u8; 2],
+    to_move: Side,
+}
+
+impl FromStr for Position {
+    type Err = PositionError;
+    fn from_str(text: &str) -> Result<Position, PositionError> {
+        text.parse::<Setup>()?.validate()
+    }
+}
+
+/// What one sowing did, as reported by [`Position::play`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The mover moves again.
+    pub extra_turn: bool,
+    /// Seeds captured, the capturing seed included.
+    pub captured: u8,
+    /// The game is over after this move.
+    pub game_over: bool,
+}
+
+/// Why a move cannot be played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveError {
+    /// The house number is not 1..=m.
+    NoSuchHouse { house: usize, pits: usize },
+    /// The house holds no seeds.
+    EmptyHouse { house: usize },
+    /// The game has already ended.
+    GameOver,
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveError::NoSuchHouse { house, pits } => {
+                write!(f, "there is no house {house}: houses are numbered 1..{pits}")
+            }
+            MoveError::EmptyHouse { house } => write!(f, "house {house} is empty"),
+            MoveError::GameOver => write!(f, "the game is over"),
+        }
+    }
+}
+
+impl std::error::Error for MoveError {}
+
+impl Position {
+    /// The start of Kalah(pits, seeds): `seeds` in every house, South to move.
+    ///
+    /// # Errors
+    /// `pits` not in 1..=8, or more than 255 seeds in all.
+    pub fn start(pits: usize, seeds: usize) -> Result<Position, PositionError> {
+        if !(1..=MAX_PITS).contains(&pits) || 2 * pits * seeds > MAX_SEEDS {
+            return Err(PositionError::BadStart { pits, seeds });
+        }
+        let mut houses = [[0u8; MAX_PITS]; 2];
+        for row in &mut houses {
+            row[..pits].fill(seeds as u8);
+        }
+        Ok(Position {
+            pits: pits as u8,
+            houses,
+            stores: [0, 0],
+            to_move: Side::South,
+        })
+    }
+
+    /// Houses a side.
+    pub fn pits(&self) -> usize {
+        self.pits as usize
+    }
+
+    /// Seeds in `side`'s house `house` (1-based).
+    ///
+    /// # Panics
+    /// If `house` is not in 1..=m.
+    pub fn house(&self, side: Side, house: usize) -> u8 {
+        assert!((1..=self.pits()).contains(&house));
+        self.houses[side.index()][house - 1]
+    }
+
+    /// `side`'s houses, from its house 1.
+    pub fn houses(&self, side: Side) -> &[u8] {
+        &self.houses[side.index()][..self.pits()]
+    }
+
+    /// Seeds in `side`'s store.
+    pub fn store(&self, side: Side) -> u8 {
+        self.stores[side.index()]
+    }
+
+    /// The player to move.
+    pub fn to_move(&self) -> Side {
+        self.to_move
+    }
+
+    /// Seeds in houses.
+    pub fn seeds_on_board(&self) -> u32 {
+        self.board().seeds()
+    }
+
+    /// Seeds in houses and stores.
+    pub fn total_seeds(&self) -> u32 {
+        self.seeds_on_board() + self.stores[0] as u32 + self.stores[1] as u32
+    }
+
+    /// The houses seen from the side to move.
+    pub fn board(&self) -> Board {
+        let me = self.to_move.index();
+        Board::from_sides(
+            &self.houses[me][..self.pits()],
+            &self.houses[1 - me][..self.pits()],
+        )
+    }
+
+    /// The mover's store minus the opponent's.
+    pub fn store_difference(&self) -> i32 {
+        let me = self.to_move.index();
+        self.stores[me] as i32 - self.stores[1 - me] as i32
+    }
+
+    /// Rebuilds a position from a board seen by `to_move` and the stores.
+    fn from_board(pits: usize, board: Board, stores: [u8; 2], to_move: Side) -> Position {
+        let me = to_move.index();
+        let mut houses = [[0u8; MAX_PITS]; 2];
+        for i in 0..pits {
+            houses[me][i] = board.lane(i);
+            houses[1 - me][i] = board.lane(OPP + i);
+        }
+        Position {
+            pits: pits as u8,
+            houses,
+            stores,
+            to_move,
+        }
+    }
+
+    /// Whether the game is over under `rules`.
+    pub fn is_over(&self, rules: Rules) -> bool {
+        final_value(rules.end, self.board()).is_some()
+    }
+
+    /// Final stores (South, North) of a finished game, the end rule's sweep
+    /// applied; `None` while the game goes on.
+    pub fn final_stores(&self, rules: Rules) -> Option<[u32; 2]> {
+        if !self.is_over(rules) {
+            return None;
+        }
+        let mut s = [self.stores[0] as u32, self.stores[1] as u32];
+        if rules.end != EndRule::NoSweep {
+            for side in [Side::South, Side::North] {
+                s[side.index()] += self.houses(side).iter().map(|&x| x as u32).sum::<u32>();
+            }
+        }
+        Some(s)
+    }
+
+    /// South's final store minus North's, for a finished game.
+    pub fn final_score(&self, rules: Rules) -> Option<i32> {
+        self.final_stores(rules).map(|[s, n]| s as i32 - n as i32)
+    }
+
+    /// Legal moves (1-based house numbers) under `rules`; none once the game
+    /// is over.
+    pub fn legal_moves(&self, rules: Rules) -> Vec<usize> {
+        if self.is_over(rules) {
+            return Vec::new();
+        }
+        (1..=self.pits())
+            .filter(|&h| self.houses[self.to_move.index()][h - 1] > 0)
+            .collect()
+    }
+
+    /// Plays the mover's house `house` (1-based) under `game`'s rules.
+    ///
+    /// # Errors
+    /// No such house, an empty house, or a finished game.
+    ///
+    /// # Panics
+    /// If `game` has a different number of pits.
+    pub fn play(&mut self, game: &Game, house: usize) -> Result<Played, MoveError> {
+        assert_eq!(game.pits(), self.pits(), "game and position differ in pits");
+        if self.is_over(game.rules()) {
+            return Err(MoveError::GameOver);
+        }
+        if !(1..=self.pits()).contains(&house) {
+            return Err(MoveError::NoSuchHouse {
+                house,
+                pits: self.pits(),
+            });
+        }
+        let board = self.board();
+        if board.own_house(house - 1) == 0 {
+            return Err(MoveError::EmptyHouse { house });
+        }
+        let sown = game.sow(board, house - 1);
+        let mut stores = self.stores;
+        stores[self.to_move.index()] += sown.gain;
+        let next = if sown.extra_turn {
+            self.to_move
+        } else {
+            self.to_move.other()
+        };
+        *self = Position::from_board(self.pits(), sown.board, stores, next);
+        Ok(Played {
+            extra_turn: sown.extra_turn,
+            captured: sown.captured,
+            game_over: self.is_over(game.rules()),
+        })
+    }
+
+    /// A drawing of the board, North on top, houses labelled.
+    pub fn diagram(&self) -> String {
+        let m = self.pits();
+        let mut out = String::new();
+        let cell = |x: u8| format!("{x:>4}");
+        let label = |s: Side, h: usize| format!("{:>4}", format!("{}{}", s.letter(), h));
+        out.push_str("      ");
+        for h in (1..=m).rev() {
+            out.push_str(&label(Side::North, h));
+        }
+        out.push('\n');
+        out.push_str("      ");
+        for h in (1..=m).rev() {
+            out.push_str(&cell(self.houses[1][h - 1]));
+        }
+        out.push('\n');
+        out.push_str(&format!("{:>4}  ", self.stores[1]));
+        out.push_str(&" ".repeat(4 * m));
+        out.push_str(&format!("  {:<4}\n", self.stores[0]));
+        out.push_str("      ");
+        for h in 1..=m {
+            out.push_str(&cell(self.houses[0][h - 1]));
+        }
+        out.push('\n');
+        out.push_str("      ");
+        for h in 1..=m {
+            out.push_str(&label(Side::South, h));
+        }
+        out.push('\n');
+        out.push_str(&format!("{} to move\n", self.to_move));
+        out
+    }
+}
+
+impl fmt::Display for Position {
+    /// The RULES.md text form, which [`Position::from_str`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for x in self.houses(Side::South) {
+            write!(f, "{x} ")?;
+        }
+        write!(f, "{} ", self.stores[0])?;
+        for x in self.houses(Side::North) {
+            write!(f, "{x} ")?;
+        }
+        write!(f, "{} {}", self.stores[1], self.to_move.letter())
+    }
+}

@@ -1,0 +1,8 @@
+//! `kalah`: the command-line front end and the public face of the engine.
+//!
+//! The engine (rules, index, tables, search) lives in the `kalah-solver`
+//! crate and is re-exported here whole, so `kalah::Position` is the same
+//! type as `kalah_solver::Position`. The modules of this crate only parse
+//! arguments and print.
+
+pub use kalah_solver::*;
