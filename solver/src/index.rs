@@ -306,3 +306,68 @@ mod tests {
         assert_eq!(binomial(32, 12), 225_792_840);
     }
 }
+
+#[cfg(test)]
+mod contract {
+    use super::*;
+
+    /// Every composition of `k` into `parts` parts, in any order.
+    fn compositions(k: u8, parts: usize, prefix: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if prefix.len() == parts - 1 {
+            prefix.push(k);
+            out.push(prefix.clone());
+            prefix.pop();
+            return;
+        }
+        for x in 0..=k {
+            prefix.push(x);
+            compositions(k - x, parts, prefix, out);
+            prefix.pop();
+        }
+    }
+
+    #[test]
+    fn exhaustive_small_boards() {
+        for m in 1..=4 {
+            let index = Index::new(m);
+            let mut key_seen = std::collections::HashSet::new();
+            for k in 0..=8u32 {
+                let size = index.tier_size(k) as u64;
+                let mut all = Vec::new();
+                compositions(k as u8, 2 * m, &mut Vec::new(), &mut all);
+                assert_eq!(all.len() as u64, size, "size formula m={m} k={k}");
+                let mut seen = vec![false; size as usize];
+                for parts in &all {
+                    let b = index.from_parts(parts);
+                    let r = index.rank(b);
+                    assert!(r < size);
+                    assert!(!seen[r as usize], "rank collision");
+                    seen[r as usize] = true;
+                    assert_eq!(index.unrank(k, r), b);
+                    let key = index.key(b);
+                    assert_eq!(key, index.boards_up_to(k) as u64 - size + r);
+                    assert!(key_seen.insert(key));
+                    assert_eq!(index.unkey(key), b);
+                }
+                // Iteration visits the tier in rank order.
+                for (r, b) in index.tier_from(k, 0).enumerate() {
+                    assert_eq!(index.rank(b), r as u64);
+                }
+                let mid = size / 2;
+                let tail: Vec<Board> = index.tier_from(k, mid).collect();
+                assert_eq!(tail.len() as u64, size - mid);
+                if let Some(first) = tail.first() {
+                    assert_eq!(index.rank(*first), mid);
+                }
+            }
+            assert_eq!(key_seen.len() as u128, index.boards_up_to(8));
+        }
+    }
+
+    #[test]
+    fn key_limits() {
+        assert!(Index::new(6).key_seeds() >= 72);
+        assert!(Index::new(8).key_seeds() >= 96);
+        assert_eq!(Index::new(6).boards_up_to(72), binomial(84, 12));
+    }
+}
