@@ -6,3 +6,6 @@
 //! arguments and print.
 
 pub use kalah_solver::*;
+
+pub mod cli;
+pub mod json;
