@@ -8,4 +8,6 @@
 pub use kalah_solver::*;
 
 pub mod cli;
+pub mod interrupt;
 pub mod json;
+pub mod published;
