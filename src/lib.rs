@@ -6,3 +6,8 @@
 //! arguments and print.
 
 pub use kalah_solver::*;
+
+pub mod cli;
+pub mod interrupt;
+pub mod json;
+pub mod published;

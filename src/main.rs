@@ -1,1 +1,49 @@
-fn main(){}
+//! The `kalah` command: a thin layer over the library.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::CliError;
+
+/// Exact solver, endgame tables and position lookup for Kalah(m,n).
+///
+/// Positions are written as in RULES.md: the 2m+2 counts in sowing order
+/// (South's houses 1..m, South's store, North's houses 1..m, North's store)
+/// and the side to move, e.g. "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Values are
+/// final store differences under perfect play. Exit status: 0 success,
+/// 1 failure, 2 bad input.
+#[derive(Parser, Debug)]
+#[command(name = "kalah", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Draw a position and list its legal moves.
+    Show(ShowArgs),
+    /// Replay a move line from the start (or --from a position) and print
+    /// the final score.
+    PlayLine(PlayLineArgs),
+    /// Count move sequences and distinct positions per depth (move
+    /// generator check).
+    Perft(PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Show(a) => core_cmds::show(a),
+        Command::PlayLine(a) => core_cmds::play_line(a),
+        Command::Perft(a) => core_cmds::perft_command(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kalah: error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
