@@ -6,3 +6,5 @@
 //! arguments and print.
 
 pub use kalah_solver::*;
+
+pub mod cli_tables;

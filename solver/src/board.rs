@@ -366,7 +366,10 @@ mod tests {
             0x0102_0304_0500_0700,
         ];
         for x in xs {
-            let want: u32 = (0..8).filter(|i| (x >> (8 * i)) & 0xFF != 0).map(|i| 1 << i).sum();
+            let want: u32 = (0..8)
+                .filter(|i| (x >> (8 * i)) & 0xFF != 0)
+                .map(|i| 1 << i)
+                .sum();
             assert_eq!(nonzero_bytes(x), want, "{x:#x}");
         }
     }

@@ -9,6 +9,7 @@
 //!   typed errors.
 //! * [`index`]: the frozen rank/unrank contract between boards and table slots.
 //! * [`perft`]: move-path counts.
+//! * [`table`]: endgame tables (build, read, probe, verify).
 
 pub mod board;
 pub mod index;
@@ -16,6 +17,7 @@ pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod rules;
+pub mod table;
 
 pub use board::{Board, Game, Sown};
 pub use index::Index;

@@ -43,7 +43,11 @@ pub enum LineError {
         error: MoveError,
     },
     /// The turn goes on after a move that did not earn an extra turn.
-    NoExtraTurn { turn: usize, mv: usize, house: usize },
+    NoExtraTurn {
+        turn: usize,
+        mv: usize,
+        house: usize,
+    },
     /// The turn stops although its last move earned an extra turn.
     TurnNotFinished { turn: usize, house: usize },
 }

@@ -315,7 +315,10 @@ impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveError::NoSuchHouse { house, pits } => {
-                write!(f, "there is no house {house}: houses are numbered 1..{pits}")
+                write!(
+                    f,
+                    "there is no house {house}: houses are numbered 1..{pits}"
+                )
             }
             MoveError::EmptyHouse { house } => write!(f, "house {house} is empty"),
             MoveError::GameOver => write!(f, "the game is over"),
