@@ -23,7 +23,7 @@ use super::{Ranker, TableError, MAX_TIER};
 use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::rules::{Rules, MAX_PITS};
-use memmap2::Mmap;
+use memmap2::{MmapMut, MmapOptions};
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::Write;
@@ -133,7 +133,7 @@ pub fn build_tables(
     let start = Instant::now();
     let game = Game::new(pits, rules);
     let ranker = Ranker::new(pits);
-    let mut lower: Vec<TierTable<Mmap>> = Vec::new();
+    let mut lower: Vec<HugeBuf> = Vec::new();
     let mut report = BuildReport {
         tiers: Vec::new(),
         seconds: 0.0,
@@ -147,6 +147,8 @@ pub fn build_tables(
         let size = index.tier_size(k) as u64;
         if reusing && path.is_file() {
             if let Ok(t) = TierTable::open(&path, pits, rules, k, Check::Full) {
+                let buf =
+                    HugeBuf::copy_of(t.raw()).map_err(|e| TableError::io(&path, "allocate", e))?;
                 let stats = TierStats {
                     tier: k,
                     boards: size,
@@ -157,17 +159,17 @@ pub fn build_tables(
                 progress.tier_finished(&stats);
                 report.tiers.push(stats);
                 report.bytes += file_len(size);
-                lower.push(t);
+                lower.push(buf);
                 continue;
             }
         }
         reusing = false;
         progress.tier_started(k, size);
-        let lower_values: Vec<&[u8]> = lower.iter().map(|t| t.raw()).collect();
+        let lower_values: Vec<&[u8]> = lower.iter().map(|t| t.as_slice()).collect();
         let values =
             pool.install(|| solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop));
         let values = match values {
-            Some(v) => v,
+            Some(v) => v.map_err(|e| TableError::io(&path, "allocate", e))?,
             None => {
                 return Err(TableError::Stopped {
                     dir: dir.to_path_buf(),
@@ -175,9 +177,7 @@ pub fn build_tables(
                 })
             }
         };
-        write_tier(&path, pits, rules, k, &values)?;
-        drop(values);
-        let t = TierTable::open(&path, pits, rules, k, Check::Quick)?;
+        write_tier(&path, pits, rules, k, values.as_slice())?;
         let stats = TierStats {
             tier: k,
             boards: size,
@@ -189,7 +189,7 @@ pub fn build_tables(
         report.tiers.push(stats);
         report.built_boards += size;
         report.bytes += file_len(size);
-        lower.push(t);
+        lower.push(values);
     }
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
@@ -249,15 +249,18 @@ fn solve_tier(
     lower: &[&[u8]],
     progress: &dyn Progress,
     stop: &AtomicBool,
-) -> Option<Vec<u8>> {
+) -> Option<std::io::Result<HugeBuf>> {
     let size = index.tier_size(k) as usize;
-    let cur = atomic_buffer(size);
+    let mut buf = match HugeBuf::new(size, UNKNOWN as u8) {
+        Ok(b) => b,
+        Err(e) => return Some(Err(e)),
+    };
     let solver = TierSolver {
         game,
         ranker,
         tier: k,
         lower,
-        cur: &cur,
+        cur: buf.atomics(),
     };
     let chunks = size.div_ceil(CHUNK);
     (0..chunks).into_par_iter().for_each(|c| {
@@ -272,74 +275,189 @@ fn solve_tier(
     if stop.load(Relaxed) {
         return None;
     }
-    Some(into_bytes(cur))
+    Some(Ok(buf))
 }
 
 impl TierSolver<'_> {
+    /// Solves the boards of ranks `lo..hi`, [`BLOCK`] at a time: every
+    /// child of the block is expanded and its entry prefetched before any
+    /// value is read.
     fn solve_range(&self, index: &Index, lo: usize, hi: usize) {
+        let mut kids = [Kid::default(); BLOCK * MAX_PITS];
+        // Per board of the block: its rank and the end of its kids.
+        let mut owners = [(0usize, 0usize); BLOCK];
+        let mut boards = index.tier_from(self.tier, lo as u64).take(hi - lo);
         let mut rank = lo;
-        for b in index.tier_from(self.tier, lo as u64).take(hi - lo) {
-            if self.cur[rank].load(Relaxed) == UNKNOWN {
-                let v = match self.game.terminal_value(b) {
-                    Some(v) => v,
-                    None => self.solve_board(b),
-                };
-                self.cur[rank].store(v as i8, Relaxed);
+        while rank < hi {
+            let (mut nk, mut nb) = (0, 0);
+            for b in boards.by_ref().take(BLOCK) {
+                let r = rank;
+                rank += 1;
+                if self.cur[r].load(Relaxed) != UNKNOWN {
+                    continue;
+                }
+                if let Some(v) = self.game.terminal_value(b) {
+                    self.cur[r].store(v as i8, Relaxed);
+                    continue;
+                }
+                nk += self.expand(b, &mut kids[nk..]);
+                owners[nb] = (r, nk);
+                nb += 1;
             }
-            rank += 1;
+            let mut start = 0;
+            for &(r, end) in &owners[..nb] {
+                // Solved meanwhile through another board's recursion: the
+                // value would be the same.
+                if self.cur[r].load(Relaxed) == UNKNOWN {
+                    let v = self.resolve(&kids[start..end]);
+                    self.cur[r].store(v as i8, Relaxed);
+                }
+                start = end;
+            }
         }
     }
 
-    /// The value of an unfinished board of this tier.
-    fn solve_board(&self, b: Board) -> i32 {
-        let mut best = i32::MIN;
+    /// Writes the children of the unfinished board `b` to `out`, prefetching
+    /// the entries they will read; returns how many.
+    #[inline]
+    fn expand(&self, b: Board, out: &mut [Kid]) -> usize {
+        let mut n = 0;
         let mut moves = self.game.moves(b);
         while moves != 0 {
             let house = moves.trailing_zeros() as usize;
             moves &= moves - 1;
             let s = self.game.sow(b, house);
-            let cv = self.child_value(s.board, self.tier - s.gain as u32);
-            let v = s.gain as i32 + if s.extra_turn { cv } else { -cv };
+            let sign = if s.extra_turn { 1 } else { -1 };
+            let kid = match self.game.terminal_value(s.board) {
+                Some(v) => Kid {
+                    board: s.board,
+                    rank: 0,
+                    tier: TERMINAL,
+                    base: s.gain as i32 + sign * v,
+                    sign: 0,
+                },
+                None => {
+                    let t = self.tier - s.gain as u32;
+                    let rank = self.ranker.rank(s.board) as usize;
+                    let p = if t < self.tier {
+                        self.lower[t as usize].as_ptr()
+                    } else {
+                        self.cur.as_ptr() as *const u8
+                    };
+                    prefetch(p.wrapping_add(rank));
+                    Kid {
+                        board: s.board,
+                        rank,
+                        tier: t,
+                        base: s.gain as i32,
+                        sign,
+                    }
+                }
+            };
+            out[n] = kid;
+            n += 1;
+        }
+        n
+    }
+
+    /// The best of the children `kids` of one board.
+    #[inline]
+    fn resolve(&self, kids: &[Kid]) -> i32 {
+        let mut best = i32::MIN;
+        for k in kids {
+            let v = if k.tier == TERMINAL {
+                k.base
+            } else if k.tier < self.tier {
+                k.base + k.sign * (self.lower[k.tier as usize][k.rank] as i8 as i32)
+            } else {
+                let mut cv = self.cur[k.rank].load(Relaxed);
+                if cv == UNKNOWN {
+                    let v = self.solve_board(k.board);
+                    cv = v as i8;
+                    self.cur[k.rank].store(cv, Relaxed);
+                }
+                k.base + k.sign * cv as i32
+            };
             best = best.max(v);
         }
         best
     }
 
-    /// The value of a child board in tier `t <= tier`.
-    #[inline]
-    fn child_value(&self, c: Board, t: u32) -> i32 {
-        if let Some(v) = self.game.terminal_value(c) {
-            return v;
-        }
-        let r = self.ranker.rank(c) as usize;
-        if t < self.tier {
-            return self.lower[t as usize][r] as i8 as i32;
-        }
-        let v = self.cur[r].load(Relaxed);
-        if v != UNKNOWN {
-            return v as i32;
-        }
-        let v = self.solve_board(c);
-        self.cur[r].store(v as i8, Relaxed);
-        v
+    /// The value of an unfinished board of this tier.
+    fn solve_board(&self, b: Board) -> i32 {
+        let mut kids = [Kid::default(); MAX_PITS];
+        let n = self.expand(b, &mut kids);
+        self.resolve(&kids[..n])
     }
 }
 
-/// A buffer of `len` atomics, all [`UNKNOWN`], allocated with one memset.
-fn atomic_buffer(len: usize) -> Vec<AtomicI8> {
-    let v = vec![UNKNOWN; len];
-    let mut v = std::mem::ManuallyDrop::new(v);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: AtomicI8 has the same size, alignment and bit validity as i8;
-    // the allocation is handed over whole (same length and capacity).
-    unsafe { Vec::from_raw_parts(ptr as *mut AtomicI8, len, cap) }
+/// Boards whose children are expanded together.
+const BLOCK: usize = 64;
+
+/// `Kid::tier` of a finished child.
+const TERMINAL: u32 = u32::MAX;
+
+/// A child: its value is `base` for a finished child, else
+/// `base + sign * V(child)` with `V` read at `(tier, rank)`.
+#[derive(Clone, Copy, Default)]
+struct Kid {
+    board: Board,
+    rank: usize,
+    tier: u32,
+    base: i32,
+    sign: i32,
 }
 
-/// The plain bytes of a buffer no thread uses any more.
-fn into_bytes(v: Vec<AtomicI8>) -> Vec<u8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: as in `atomic_buffer`; we own the vector, so no other access
-    // exists, and u8 has the same layout as i8.
-    unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
+/// Asks for the cache line of `p` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults, whatever the address.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A byte buffer in anonymous memory, asking for transparent huge pages:
+/// the tiers are read at random, and with 4 KiB pages nearly every read
+/// would also miss the TLB.
+struct HugeBuf {
+    map: MmapMut,
+    len: usize,
+}
+
+impl HugeBuf {
+    /// `len` bytes, all `fill`.
+    fn new(len: usize, fill: u8) -> std::io::Result<HugeBuf> {
+        let mut map = MmapOptions::new().len(len.max(1)).map_anon()?;
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        if fill != 0 {
+            map.fill(fill);
+        }
+        Ok(HugeBuf { map, len })
+    }
+
+    /// A copy of `bytes`.
+    fn copy_of(bytes: &[u8]) -> std::io::Result<HugeBuf> {
+        let mut b = HugeBuf::new(bytes.len(), 0)?;
+        b.map[..bytes.len()].copy_from_slice(bytes);
+        Ok(b)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.map[..self.len]
+    }
+
+    /// The bytes as atomics, for the threads solving the tier.
+    fn atomics(&mut self) -> &[AtomicI8] {
+        let p = self.map.as_mut_ptr();
+        // SAFETY: AtomicI8 has the same size, alignment and bit validity as
+        // u8; the pointer comes from an exclusive borrow that the returned
+        // slice keeps alive, so all access goes through the atomics.
+        unsafe { std::slice::from_raw_parts(p as *const AtomicI8, self.len) }
+    }
 }
