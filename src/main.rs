@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::CliError;
+use kalah::cli_tables::{self, BuildArgs, VerifyArgs};
 
 /// Exact solver, endgame tables and position lookup for Kalah(m,n).
 ///
@@ -30,6 +31,10 @@ enum Command {
     /// Count move sequences and distinct positions per depth (move
     /// generator check).
     Perft(PerftArgs),
+    /// Build endgame tables: every board with up to K seeds on the board.
+    Build(BuildArgs),
+    /// Check endgame tables: checksums, re-derivation, independent search.
+    Verify(VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +43,8 @@ fn main() -> ExitCode {
         Command::Show(a) => core_cmds::show(a),
         Command::PlayLine(a) => core_cmds::play_line(a),
         Command::Perft(a) => core_cmds::perft_command(a),
+        Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
+        Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@
 //! * [`perft`]: move-path counts.
 //! * [`search`]: exact search (MTD(f), transposition table, threads) and
 //!   position analysis.
+//! * [`table`]: endgame tables (build, read, probe, verify).
 
 pub mod board;
 pub mod index;
@@ -19,6 +20,7 @@ pub mod perft;
 pub mod position;
 pub mod rules;
 pub mod search;
+pub mod table;
 
 pub use board::{Board, Game, Sown};
 pub use index::Index;

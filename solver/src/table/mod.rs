@@ -1,0 +1,45 @@
+//! Endgame tables: the exact value of every board with at most `K` seeds.
+//!
+//! A board (houses only, seen from the player to move; stores never matter)
+//! with `k` seeds has the value
+//!
+//! ```text
+//! V(b) = terminal_value(b)                                  if b is finished
+//! V(b) = max over non-empty own houses h of
+//!          gain + (extra turn ? V(child) : -V(child))       otherwise
+//! ```
+//!
+//! Children hold at most `k` seeds. A child with exactly `k` seeds comes only
+//! from a move that gains nothing, i.e. one whose seeds all stay in the
+//! mover's houses; the potential `sum(seeds x distance to the owner's store)`
+//! strictly drops on such a move and does not change when the board is turned
+//! over, so every tier is acyclic and is solved from the tiers below it and
+//! its own already solved boards.
+//!
+//! * [`format`]: the on-disk format of one tier file (documented whole there).
+//! * [`build`]: [`build_tables`], tier by tier, each tier in parallel;
+//!   deterministic bytes, resumable, interruptible.
+//! * [`reader`]: [`TierTable`] over any byte source and [`Tables`], a lazily
+//!   opened directory of tiers that implements [`crate::Probe`].
+//! * [`verify`]: [`verify_tables`]: checksums, the one-step recurrence and an
+//!   independent search.
+//!
+//! Every failure is a [`TableError`] naming the file and the reason.
+
+pub mod build;
+pub mod format;
+pub mod reader;
+pub mod verify;
+
+mod error;
+mod ranker;
+
+pub use build::{build_tables, BuildConfig, BuildReport, Progress, TierStats};
+pub use error::TableError;
+pub use format::{file_name, Check};
+pub use ranker::Ranker;
+pub use reader::{Tables, TierTable};
+pub use verify::{verify_tables, VerifyConfig, VerifyReport};
+
+/// Largest tier an `i8` entry can hold (`|V| <= k`).
+pub const MAX_TIER: u32 = 127;

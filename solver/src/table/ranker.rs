@@ -1,0 +1,99 @@
+//! A faster form of [`Index::rank`] for the table builder: the prefix sums
+//! of both sides come from one multiplication each (bytes never carry, as a
+//! board holds at most 255 seeds), then `2m - 1` look-ups in a flat table.
+//! Same numbers as [`Index::rank`] (tested).
+
+use crate::board::Board;
+use crate::index::{binomial, Index};
+use crate::rules::{MAX_PITS, MAX_SEEDS};
+
+const LOW_BYTES: u64 = 0x0101_0101_0101_0101;
+const ROW: usize = MAX_SEEDS + 1;
+
+/// Rank of boards within their tier; see the module documentation.
+#[derive(Clone)]
+pub struct Ranker {
+    pits: usize,
+    /// `table[j * 256 + s] = C(s + j, j + 1)`, saturated, for parts `j < 2m - 1`.
+    table: Vec<u64>,
+}
+
+impl std::fmt::Debug for Ranker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ranker").field("pits", &self.pits).finish()
+    }
+}
+
+impl Ranker {
+    /// # Panics
+    /// If `pits` is 0 or more than [`MAX_PITS`].
+    pub fn new(pits: usize) -> Ranker {
+        assert!((1..=MAX_PITS).contains(&pits), "pits must be 1..=8");
+        let parts = 2 * pits - 1;
+        let mut table = vec![0u64; parts * ROW];
+        for j in 0..parts {
+            for s in 0..ROW {
+                let c = binomial((s + j) as u64, (j + 1) as u64);
+                table[j * ROW + s] = u64::try_from(c).unwrap_or(u64::MAX);
+            }
+        }
+        Ranker { pits, table }
+    }
+
+    /// Houses a side.
+    pub fn pits(&self) -> usize {
+        self.pits
+    }
+
+    /// The rank of `board` in its tier, equal to [`Index::rank`].
+    #[inline]
+    pub fn rank(&self, board: Board) -> u64 {
+        let bits = board.packed();
+        let own = (bits as u64).wrapping_mul(LOW_BYTES);
+        let total_own = own >> 56;
+        let opp = ((bits >> 64) as u64)
+            .wrapping_mul(LOW_BYTES)
+            .wrapping_add(total_own.wrapping_mul(LOW_BYTES));
+        let m = self.pits;
+        let t = &self.table[..(2 * m - 1) * ROW];
+        let mut r = 0u64;
+        for j in 0..m {
+            r = r.wrapping_add(t[j * ROW + ((own >> (8 * j)) & 0xFF) as usize]);
+        }
+        for j in 0..m - 1 {
+            r = r.wrapping_add(t[(m + j) * ROW + ((opp >> (8 * j)) & 0xFF) as usize]);
+        }
+        r
+    }
+
+    /// Number of boards of tier `k`, if it fits in a `usize`.
+    pub fn tier_len(&self, k: u32) -> Option<usize> {
+        usize::try_from(Index::new(self.pits).tier_size(k)).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_as_index_rank() {
+        for m in 1..=MAX_PITS {
+            let index = Index::new(m);
+            let ranker = Ranker::new(m);
+            for k in [0u32, 1, 2, 5, 9, 30, 255] {
+                let size = index.tier_size(k);
+                if size > u64::MAX as u128 / 4 {
+                    continue;
+                }
+                let step = (size / 2000).max(1) as u64;
+                let mut r = 0u64;
+                while (r as u128) < size && r < u64::MAX / 2 {
+                    let b = index.unrank(k, r);
+                    assert_eq!(ranker.rank(b), index.rank(b), "m={m} k={k} r={r}");
+                    r = r.saturating_add(step);
+                }
+            }
+        }
+    }
+}

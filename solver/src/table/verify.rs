@@ -1,0 +1,236 @@
+//! Verifying tables: every file's checksum, then entries re-derived from
+//! their children (the one-step recurrence over the stored values), then, on
+//! small tiers, an independent memoized negamax that uses no table at all.
+//!
+//! When every entry of every tier passes the one-step check, the tables are
+//! exactly the values (the recurrence has one solution, the tiers being
+//! acyclic); sampling trades that proof for time.
+
+use super::format::{file_name, Check};
+use super::reader::TierTable;
+use super::{Ranker, TableError, MAX_TIER};
+use crate::board::{Board, Game};
+use crate::index::Index;
+use crate::rules::Rules;
+use memmap2::Mmap;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What to verify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifyConfig {
+    pub pits: usize,
+    pub rules: Rules,
+    /// Tiers `0..=K`; `None`: every tier file present from 0 up.
+    pub max_seeds: Option<u32>,
+    /// Entries per tier re-derived by the one-step recurrence; `None`: all.
+    pub sample: Option<u64>,
+    /// Tiers up to this many seeds are also checked against plain search.
+    pub reference_max_seeds: u32,
+    /// Entries per tier checked against plain search.
+    pub reference_sample: u64,
+    /// Worker threads (0: as many as the machine has).
+    pub threads: usize,
+}
+
+impl VerifyConfig {
+    /// Defaults: all present tiers, 100 000 entries a tier re-derived, and
+    /// 2 000 entries a tier up to 10 seeds (8 for more than 6 pits) checked
+    /// against plain search.
+    pub fn new(pits: usize, rules: Rules) -> VerifyConfig {
+        VerifyConfig {
+            pits,
+            rules,
+            max_seeds: None,
+            sample: Some(100_000),
+            reference_max_seeds: if pits <= 6 { 10 } else { 8 },
+            reference_sample: 2_000,
+            threads: 0,
+        }
+    }
+}
+
+/// What [`verify_tables`] checked (everything passed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Tier files whose checksum was verified.
+    pub files: u32,
+    /// Bytes checksummed.
+    pub bytes: u64,
+    /// Entries re-derived from their children.
+    pub rederived: u64,
+    /// Entries compared with plain search.
+    pub searched: u64,
+}
+
+/// Verifies the tables in `dir`; the first problem found is the error.
+pub fn verify_tables(dir: &Path, config: &VerifyConfig) -> Result<VerifyReport, TableError> {
+    let VerifyConfig { pits, rules, .. } = *config;
+    if !(1..=crate::rules::MAX_PITS).contains(&pits) {
+        return Err(TableError::Unsupported {
+            reason: format!("{pits} pits a side"),
+        });
+    }
+    let max = match config.max_seeds {
+        Some(k) => k.min(MAX_TIER),
+        None => {
+            let mut k = 0;
+            while k <= MAX_TIER && dir.join(file_name(pits, rules, k)).is_file() {
+                k += 1;
+            }
+            if k == 0 {
+                return Err(TableError::Missing {
+                    path: dir.join(file_name(pits, rules, 0)),
+                });
+            }
+            k - 1
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| TableError::Unsupported {
+            reason: format!("thread pool: {e}"),
+        })?;
+    pool.install(|| verify_in_pool(dir, config, max))
+}
+
+fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyReport, TableError> {
+    let VerifyConfig { pits, rules, .. } = *config;
+    let mut report = VerifyReport::default();
+    // 1. Every file: header, size, end marker and checksum (in parallel).
+    let tiers: Vec<Result<TierTable<Mmap>, TableError>> = (0..=max)
+        .into_par_iter()
+        .map(|k| {
+            TierTable::open(
+                &dir.join(file_name(pits, rules, k)),
+                pits,
+                rules,
+                k,
+                Check::Full,
+            )
+        })
+        .collect();
+    let tiers = tiers.into_iter().collect::<Result<Vec<_>, _>>()?;
+    report.files = tiers.len() as u32;
+    report.bytes = tiers
+        .iter()
+        .map(|t| super::format::file_len(t.count()))
+        .sum();
+
+    let game = Game::new(pits, rules);
+    let ranker = Ranker::new(pits);
+    let index = Index::new(pits);
+    let values: Vec<&[u8]> = tiers.iter().map(|t| t.raw()).collect();
+    let stored = |b: Board| values[b.seeds() as usize][ranker.rank(b) as usize] as i8 as i32;
+
+    // 2. The one-step recurrence on sampled (or all) entries.
+    for t in &tiers {
+        let k = t.tier();
+        let ranks = sample_ranks(t.count(), config.sample, k as u64);
+        let bad = ranks.par_iter().find_map_any(|&r| {
+            let b = index.unrank(k, r);
+            let derived = match game.terminal_value(b) {
+                Some(v) => v,
+                None => one_step(&game, b, stored),
+            };
+            let s = t.value(r).unwrap_or(i32::MIN);
+            (s != derived).then_some((r, s, derived))
+        });
+        if let Some((rank, stored, derived)) = bad {
+            return Err(TableError::WrongValue {
+                path: t.path().to_path_buf(),
+                rank,
+                stored,
+                derived,
+                check: "the one-step recurrence",
+            });
+        }
+        report.rederived += ranks.len() as u64;
+    }
+
+    // 3. Plain memoized negamax on small tiers (no table used).
+    for t in tiers
+        .iter()
+        .take_while(|t| t.tier() <= config.reference_max_seeds)
+    {
+        let k = t.tier();
+        let ranks = sample_ranks(t.count(), Some(config.reference_sample), 7 + k as u64);
+        let mut memo = HashMap::new();
+        for &r in &ranks {
+            let v = negamax(&game, index.unrank(k, r), &mut memo);
+            let s = t.value(r).unwrap_or(i32::MIN);
+            if s != v {
+                return Err(TableError::WrongValue {
+                    path: t.path().to_path_buf(),
+                    rank: r,
+                    stored: s,
+                    derived: v,
+                    check: "plain search",
+                });
+            }
+        }
+        report.searched += ranks.len() as u64;
+    }
+    Ok(report)
+}
+
+/// The value of an unfinished board from the values of its children.
+pub fn one_step(game: &Game, b: Board, value: impl Fn(Board) -> i32) -> i32 {
+    let mut best = i32::MIN;
+    let mut moves = game.moves(b);
+    while moves != 0 {
+        let house = moves.trailing_zeros() as usize;
+        moves &= moves - 1;
+        let s = game.sow(b, house);
+        let cv = match game.terminal_value(s.board) {
+            Some(v) => v,
+            None => value(s.board),
+        };
+        best = best.max(s.gain as i32 + if s.extra_turn { cv } else { -cv });
+    }
+    best
+}
+
+/// Plain negamax with a memo, independent of any table.
+fn negamax(game: &Game, b: Board, memo: &mut HashMap<Board, i32>) -> i32 {
+    if let Some(v) = game.terminal_value(b) {
+        return v;
+    }
+    if let Some(&v) = memo.get(&b) {
+        return v;
+    }
+    let mut best = i32::MIN;
+    let mut moves = game.moves(b);
+    while moves != 0 {
+        let house = moves.trailing_zeros() as usize;
+        moves &= moves - 1;
+        let s = game.sow(b, house);
+        let cv = negamax(game, s.board, memo);
+        best = best.max(s.gain as i32 + if s.extra_turn { cv } else { -cv });
+    }
+    memo.insert(b, best);
+    best
+}
+
+/// `n` ranks spread over `0..count` (one at random in each of `n` equal
+/// strata, reproducibly), or all of them.
+fn sample_ranks(count: u64, n: Option<u64>, seed: u64) -> Vec<u64> {
+    match n {
+        Some(n) if n < count => {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            (0..n)
+                .map(|i| {
+                    let lo = (i as u128 * count as u128 / n as u128) as u64;
+                    let hi = ((i + 1) as u128 * count as u128 / n as u128) as u64;
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    lo + x % (hi - lo).max(1)
+                })
+                .collect()
+        }
+        _ => (0..count).collect(),
+    }
+}
