@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::solve::{self, SolveArgs};
 use kalah::cli::CliError;
 use kalah::cli_tables::{self, BuildArgs, VerifyArgs};
 
@@ -31,6 +32,9 @@ enum Command {
     /// Count move sequences and distinct positions per depth (move
     /// generator check).
     Perft(PerftArgs),
+    /// Solve Kalah(m,n) from the start: value, best first turn, a perfect
+    /// game (builds the endgame tables it needs first).
+    Solve(SolveArgs),
     /// Build endgame tables: every board with up to K seeds on the board.
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
@@ -39,10 +43,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    kalah::interrupt::install();
     let result: Result<(), CliError> = match &cli.command {
         Command::Show(a) => core_cmds::show(a),
         Command::PlayLine(a) => core_cmds::play_line(a),
         Command::Perft(a) => core_cmds::perft_command(a),
+        Command::Solve(a) => solve::solve(a),
         Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
         Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
     };

@@ -3,5 +3,7 @@
 
 pub mod common;
 pub mod core_cmds;
+pub mod engine;
+pub mod solve;
 
 pub use common::{CliError, RulesArgs};
