@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::solve::{self, SolveArgs};
 use kalah::cli::CliError;
 use kalah::cli_tables::{self, BuildArgs, VerifyArgs};
@@ -35,6 +36,9 @@ enum Command {
     /// Solve Kalah(m,n) from the start: value, best first turn, a perfect
     /// game (builds the endgame tables it needs first).
     Solve(SolveArgs),
+    /// The exact value of a position, of each of its moves, and a perfect
+    /// game (from the endgame tables, or by search outside them).
+    Query(QueryArgs),
     /// Build endgame tables: every board with up to K seeds on the board.
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::PlayLine(a) => core_cmds::play_line(a),
         Command::Perft(a) => core_cmds::perft_command(a),
         Command::Solve(a) => solve::solve(a),
+        Command::Query(a) => query::query(a),
         Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
         Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
     };

@@ -18,6 +18,7 @@ pub mod index;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod query;
 pub mod rules;
 pub mod search;
 pub mod table;

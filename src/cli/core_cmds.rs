@@ -15,7 +15,7 @@ pub struct ShowArgs {
     /// The position: 2m+2 counts in sowing order (S1..Sm, South store,
     /// N1..Nm, North store), then the side to move, e.g.
     /// "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Commas may replace spaces.
-    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    #[arg(required = true, num_args = 1.., allow_negative_numbers = true)]
     pub position: Vec<String>,
     #[command(flatten)]
     pub rules: RulesArgs,

@@ -1,0 +1,126 @@
+//! Answers for single positions straight from the endgame tables: the value
+//! of the position and of every legal sowing, and a perfect game, each one
+//! probe, no search. Positions outside the tables go to
+//! [`Solver::analyse`](crate::search::Solver::analyse).
+//!
+//! Every child of a board holds at most as many seeds as the board, so a
+//! position inside the tables has all its continuations inside them too.
+
+use crate::board::Game;
+use crate::position::Position;
+use crate::search::{MoveValue, PvMove};
+use crate::Probe;
+
+/// A position answered from the tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableAnswer {
+    /// Final store difference for the side to move under perfect play.
+    pub value: i32,
+    /// Every legal sowing, in house order, valued for the side to move.
+    pub moves: Vec<MoveValue>,
+    /// The houses (1-based) whose value equals `value`.
+    pub best: Vec<usize>,
+    /// Probes made.
+    pub probes: u64,
+}
+
+/// The value for the side to move of `position` (stores counted), from the
+/// tables; `None` when its board is outside them. A finished game is scored
+/// as it stands.
+pub fn position_value(probe: &dyn Probe, game: &Game, position: &Position) -> Option<i32> {
+    let board = position.board();
+    let v = match game.terminal_value(board) {
+        Some(v) => v,
+        None => probe.probe(board)?,
+    };
+    Some(position.store_difference() + v)
+}
+
+/// The value of `position` and of each legal sowing from it, from the
+/// tables; `None` when the position is outside them.
+///
+/// # Panics
+/// If `game` and `position` differ in pits.
+pub fn answer(probe: &dyn Probe, game: &Game, position: &Position) -> Option<TableAnswer> {
+    let value = position_value(probe, game, position)?;
+    let mut probes = 1;
+    let me = position.to_move();
+    let mut moves = Vec::with_capacity(position.pits());
+    for house in position.legal_moves(game.rules()) {
+        let mut next = *position;
+        let played = next.play(game, house).ok()?;
+        let v = position_value(probe, game, &next)?;
+        probes += 1;
+        moves.push(MoveValue {
+            house,
+            value: if next.to_move() == me { v } else { -v },
+            extra_turn: played.extra_turn,
+        });
+    }
+    let best = moves
+        .iter()
+        .filter(|m| m.value == value)
+        .map(|m| m.house)
+        .collect();
+    Some(TableAnswer {
+        value,
+        moves,
+        best,
+        probes,
+    })
+}
+
+/// A perfect game from `position` to its end, from the tables: at each step
+/// the lowest house that keeps the value. `None` when the position is
+/// outside the tables.
+pub fn principal_variation(
+    probe: &dyn Probe,
+    game: &Game,
+    position: &Position,
+) -> Option<Vec<PvMove>> {
+    let mut pos = *position;
+    let mut pv = Vec::new();
+    while !pos.is_over(game.rules()) {
+        let value = position_value(probe, game, &pos)?;
+        let side = pos.to_move();
+        let mut chosen = None;
+        for house in pos.legal_moves(game.rules()) {
+            let mut next = pos;
+            let played = next.play(game, house).ok()?;
+            let v = position_value(probe, game, &next)?;
+            let v = if next.to_move() == side { v } else { -v };
+            if v == value {
+                chosen = Some((house, played.extra_turn, next));
+                break;
+            }
+        }
+        // The value of a position is the best of its sowings, so one keeps
+        // it unless the tables are inconsistent.
+        let (house, extra_turn, next) = chosen?;
+        pv.push(PvMove {
+            side,
+            house,
+            extra_turn,
+            position: next,
+        });
+        pos = next;
+    }
+    Some(pv)
+}
+
+/// A principal variation as a move line: turns split where the player
+/// changes, 1-based houses.
+pub fn pv_line(pv: &[PvMove]) -> crate::Line {
+    let mut turns: Vec<Vec<usize>> = Vec::new();
+    let mut open = false;
+    for m in pv {
+        if !open {
+            turns.push(Vec::new());
+        }
+        if let Some(t) = turns.last_mut() {
+            t.push(m.house);
+        }
+        open = m.extra_turn;
+    }
+    crate::Line { turns }
+}

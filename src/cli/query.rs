@@ -1,0 +1,400 @@
+//! `kalah query`: the exact value of any position, its moves and a perfect
+//! game: from the endgame tables when the board is inside them (one probe a
+//! move, no loading wait: the tables are memory-mapped), by search with
+//! table probes otherwise. `--batch` answers a file of positions, one JSON
+//! line each.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use kalah_solver::query::{self, pv_line};
+use kalah_solver::search::{MoveValue, PvMove, Solver};
+use kalah_solver::table::{Check, TableError, Tables};
+use kalah_solver::{Game, Position, Rules};
+use rayon::prelude::*;
+
+use super::common::{parse_position, signed, CliError, RulesArgs};
+use super::engine::{make_solver, SearchArgs};
+use crate::json::Json;
+
+/// Arguments of `kalah query`.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// The position: 2m+2 counts in sowing order (S1..Sm, South store,
+    /// N1..Nm, North store) and the side to move, e.g.
+    /// "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S".
+    #[arg(num_args = 1.., allow_negative_numbers = true, required_unless_present = "batch")]
+    pub position: Vec<String>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Directory of the endgame tables (used when they exist for these
+    /// rules and board size; never built by `query`).
+    #[arg(long, default_value = "tables")]
+    pub tables: PathBuf,
+    /// Use at most this many seeds of the tables.
+    #[arg(long, value_name = "K")]
+    pub table_seeds: Option<u32>,
+    /// Search without endgame tables.
+    #[arg(long)]
+    pub no_tables: bool,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Answer every line of FILE ('-' for standard input), one JSON line
+    /// each, in order. Bad lines get an error object naming the line and do
+    /// not stop the batch.
+    #[arg(long, value_name = "FILE", conflicts_with = "position")]
+    pub batch: Option<String>,
+    /// In batch mode, also give each answer's principal variation.
+    #[arg(long)]
+    pub pv: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where an answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    Table,
+    Search,
+    Finished,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Table => "table",
+            Source::Search => "search",
+            Source::Finished => "finished",
+        }
+    }
+}
+
+/// One answered position.
+struct Answer {
+    position: Position,
+    value: i32,
+    moves: Vec<MoveValue>,
+    best: Vec<usize>,
+    pv: Option<Vec<PvMove>>,
+    source: Source,
+    nodes: u64,
+    ms: f64,
+}
+
+fn result_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+impl Answer {
+    fn json(&self) -> Json {
+        let moves: Vec<Json> = self
+            .moves
+            .iter()
+            .map(|m| {
+                Json::object()
+                    .with("house", m.house)
+                    .with("value", m.value)
+                    .with("extra_turn", m.extra_turn)
+            })
+            .collect();
+        let mut j = Json::object()
+            .with("position", self.position.to_string())
+            .with("to_move", self.position.to_move().letter().to_string())
+            .with("value", self.value)
+            .with("result", result_word(self.value))
+            .with("moves", Json::Array(moves))
+            .with("best", self.best.clone());
+        if let Some(pv) = &self.pv {
+            j = j.with("pv", pv_line(pv).to_string());
+        }
+        j.with("source", self.source.name())
+            .with("nodes", self.nodes)
+            .with("ms", (self.ms * 1e3).round() / 1e3)
+    }
+}
+
+/// The tables for these rules, if present. The reason they are not used
+/// is returned otherwise, for the output to say so.
+fn open_tables(args: &QueryArgs, pits: usize, rules: Rules) -> (Option<Arc<Tables>>, Option<String>) {
+    if args.no_tables {
+        return (None, None);
+    }
+    // Headers, sizes and end markers are checked when a tier is first used;
+    // whole-file checksums are `kalah verify`'s job (reading a 20-seed set
+    // in full would cost more than the answer).
+    match Tables::open_with(&args.tables, pits, rules, args.table_seeds, Check::Quick) {
+        Ok(t) => (Some(Arc::new(t)), None),
+        Err(TableError::Missing { .. }) => (
+            None,
+            Some(format!(
+                "no endgame tables for {pits} houses and these rules in {}: searching without them",
+                args.tables.display()
+            )),
+        ),
+        Err(e) => (None, Some(format!("endgame tables not used: {e}"))),
+    }
+}
+
+/// Answers from the tables alone; `None` when the position is outside them
+/// (or its tier file is unusable: then the search answers).
+fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> Option<Answer> {
+    let t = Instant::now();
+    let a = query::answer(tables, game, pos)?;
+    let pv = if with_pv {
+        Some(query::principal_variation(tables, game, pos)?)
+    } else {
+        None
+    };
+    Some(Answer {
+        position: *pos,
+        value: a.value,
+        moves: a.moves,
+        best: a.best,
+        pv,
+        source: Source::Table,
+        nodes: 0,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+fn finished(game: &Game, pos: &Position) -> Option<Answer> {
+    let rules = game.rules();
+    let score = pos.final_score(rules)?;
+    let value = if pos.to_move() == kalah_solver::Side::South {
+        score
+    } else {
+        -score
+    };
+    Some(Answer {
+        position: *pos,
+        value,
+        moves: Vec::new(),
+        best: Vec::new(),
+        pv: Some(Vec::new()),
+        source: Source::Finished,
+        nodes: 0,
+        ms: 0.0,
+    })
+}
+
+fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliError> {
+    let t = Instant::now();
+    let a = solver
+        .analyse(pos)
+        .map_err(|_| CliError::Failure("interrupted".to_string()))?;
+    Ok(Answer {
+        position: *pos,
+        value: a.value,
+        moves: a.moves,
+        best: a.best,
+        pv: Some(a.pv),
+        source: Source::Search,
+        nodes: a.stats.nodes,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// `kalah query`.
+pub fn query(args: &QueryArgs) -> Result<(), CliError> {
+    if let Some(file) = &args.batch {
+        return batch(args, file);
+    }
+    let pos = parse_position(&args.position)?;
+    let rules = args.rules.rules();
+    let game = Game::new(pos.pits(), rules);
+    let (tables, note) = open_tables(args, pos.pits(), rules);
+    let answer = match finished(&game, &pos) {
+        Some(a) => a,
+        None => match tables.as_deref().and_then(|t| from_tables(t, &game, &pos, true)) {
+            Some(a) => a,
+            None => {
+                let solver = make_solver(game.clone(), &args.search, tables.clone())?;
+                by_search(&solver, &pos)?
+            }
+        },
+    };
+    if args.json {
+        let mut j = answer.json();
+        if let Some(n) = note {
+            j = j.with("note", n);
+        }
+        println!("{}", j.render());
+        return Ok(());
+    }
+    if let Some(n) = note {
+        eprintln!("kalah: {n}");
+    }
+    print_answer(&answer, rules);
+    Ok(())
+}
+
+fn print_answer(a: &Answer, rules: Rules) {
+    let pos = &a.position;
+    print!("{}", pos.diagram());
+    println!("position: {pos}");
+    let side = pos.to_move();
+    println!(
+        "value: {} for {side} ({}), final store difference under perfect play [{}]",
+        signed(a.value),
+        match a.value.signum() {
+            1 => format!("{side} wins"),
+            0 => "draw".to_string(),
+            _ => format!("{side} loses"),
+        },
+        a.source.name()
+    );
+    if a.source == Source::Finished {
+        if let Some([s, n]) = pos.final_stores(rules) {
+            println!("the game is over: South {s}, North {n} after the sweep");
+        }
+        return;
+    }
+    println!("moves ({side}):");
+    for m in &a.moves {
+        println!(
+            "  house {:>2}: {:>4}{}{}",
+            m.house,
+            signed(m.value),
+            if m.extra_turn { "  extra turn" } else { "" },
+            if m.value == a.value { "  best" } else { "" }
+        );
+    }
+    let best: Vec<String> = a.best.iter().map(|h| h.to_string()).collect();
+    println!("best: {}", best.join(" "));
+    if let Some(pv) = &a.pv {
+        println!("principal variation: {}", pv_line(pv));
+    }
+    println!("nodes: {}  time: {:.2} ms", a.nodes, a.ms);
+}
+
+/// One input line's outcome.
+enum Outcome {
+    Done(String),
+    NeedsSearch(Position),
+    Bad(String),
+}
+
+fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(BufReader::new(io::stdin()))
+    } else {
+        let f = File::open(file)
+            .map_err(|e| CliError::Input(format!("cannot read batch file {file}: {e}")))?;
+        Box::new(BufReader::with_capacity(1 << 20, f))
+    };
+    let rules = args.rules.rules();
+    let mut games: Vec<Option<(Game, Option<Arc<Tables>>)>> = vec![None; 9];
+    let mut solvers: Vec<Option<Solver>> = (0..9).map(|_| None).collect();
+    let out = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 20, out.lock());
+    let mut bad = 0u64;
+    let mut answered = 0u64;
+    let started = Instant::now();
+    let mut lines = reader.lines().enumerate();
+    loop {
+        // A chunk of lines at a time: parsed and answered from the tables in
+        // parallel, searched one by one, printed in order.
+        let mut chunk: Vec<(usize, String)> = Vec::with_capacity(1 << 16);
+        for (i, line) in lines.by_ref() {
+            let line = line.map_err(|e| CliError::Failure(format!("reading {file}: {e}")))?;
+            chunk.push((i + 1, line));
+            if chunk.len() == 1 << 16 {
+                break;
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        // Games and tables for every board size in the chunk.
+        for (_, line) in &chunk {
+            if let Ok(p) = line.parse::<Position>() {
+                let slot = &mut games[p.pits()];
+                if slot.is_none() {
+                    let game = Game::new(p.pits(), rules);
+                    let (tables, note) = open_tables(args, p.pits(), rules);
+                    if let Some(n) = note {
+                        eprintln!("kalah: {n}");
+                    }
+                    *slot = Some((game, tables));
+                }
+            }
+        }
+        let games_ref = &games;
+        let outcomes: Vec<Outcome> = chunk
+            .par_iter()
+            .map(|(n, line)| {
+                let text = line.trim();
+                let pos = match text.parse::<Position>() {
+                    Ok(p) => p,
+                    Err(e) => return Outcome::Bad(format!("line {n}: {e}")),
+                };
+                let Some((game, tables)) = &games_ref[pos.pits()] else {
+                    return Outcome::Bad(format!("line {n}: no game set up"));
+                };
+                let answer = finished(game, &pos).or_else(|| {
+                    tables
+                        .as_deref()
+                        .and_then(|t| from_tables(t, game, &pos, args.pv))
+                });
+                match answer {
+                    Some(a) => Outcome::Done(a.json().render()),
+                    None => Outcome::NeedsSearch(pos),
+                }
+            })
+            .collect();
+        for ((n, _), outcome) in chunk.iter().zip(outcomes) {
+            let text = match outcome {
+                Outcome::Done(s) => {
+                    answered += 1;
+                    s
+                }
+                Outcome::NeedsSearch(pos) => {
+                    let slot = &mut solvers[pos.pits()];
+                    if slot.is_none() {
+                        let (game, tables) = games[pos.pits()]
+                            .clone()
+                            .expect("set up for every parsed line");
+                        *slot = Some(make_solver(game, &args.search, tables)?);
+                    }
+                    let solver = slot.as_ref().expect("just set");
+                    let mut a = by_search(solver, &pos)?;
+                    if !args.pv {
+                        a.pv = None;
+                    }
+                    answered += 1;
+                    a.json().render()
+                }
+                Outcome::Bad(msg) => {
+                    bad += 1;
+                    eprintln!("kalah: {msg}");
+                    Json::object()
+                        .with("line", *n)
+                        .with("error", msg)
+                        .render()
+                }
+            };
+            writeln!(out, "{text}").map_err(|e| CliError::Failure(format!("writing: {e}")))?;
+        }
+    }
+    out.flush()
+        .map_err(|e| CliError::Failure(format!("writing: {e}")))?;
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "kalah: {answered} positions answered, {bad} bad lines, {:.2} s ({:.0} positions/s)",
+        secs,
+        answered as f64 / secs.max(1e-9)
+    );
+    if bad > 0 {
+        return Err(CliError::Input(format!("{bad} bad lines in {file}")));
+    }
+    Ok(())
+}
