@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::solve::{self, SolveArgs};
 use kalah::cli::CliError;
@@ -39,6 +40,8 @@ enum Command {
     /// The exact value of a position, of each of its moves, and a perfect
     /// game (from the endgame tables, or by search outside them).
     Query(QueryArgs),
+    /// Play a game in the terminal against perfect play.
+    Play(PlayArgs),
     /// Build endgame tables: every board with up to K seeds on the board.
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => core_cmds::perft_command(a),
         Command::Solve(a) => solve::solve(a),
         Command::Query(a) => query::query(a),
+        Command::Play(a) => play::play(a),
         Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
         Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
     };

@@ -58,7 +58,7 @@ pub struct QueryArgs {
 
 /// Where an answer came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Source {
+pub(crate) enum Source {
     Table,
     Search,
     Finished,
@@ -75,15 +75,15 @@ impl Source {
 }
 
 /// One answered position.
-struct Answer {
-    position: Position,
-    value: i32,
-    moves: Vec<MoveValue>,
-    best: Vec<usize>,
-    pv: Option<Vec<PvMove>>,
-    source: Source,
-    nodes: u64,
-    ms: f64,
+pub(crate) struct Answer {
+    pub(crate) position: Position,
+    pub(crate) value: i32,
+    pub(crate) moves: Vec<MoveValue>,
+    pub(crate) best: Vec<usize>,
+    pub(crate) pv: Option<Vec<PvMove>>,
+    pub(crate) source: Source,
+    pub(crate) nodes: u64,
+    pub(crate) ms: f64,
 }
 
 fn result_word(value: i32) -> &'static str {
@@ -146,7 +146,7 @@ fn open_tables(args: &QueryArgs, pits: usize, rules: Rules) -> (Option<Arc<Table
 
 /// Answers from the tables alone; `None` when the position is outside them
 /// (or its tier file is unusable: then the search answers).
-fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> Option<Answer> {
+pub(crate) fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> Option<Answer> {
     let t = Instant::now();
     let a = query::answer(tables, game, pos)?;
     let pv = if with_pv {
@@ -166,7 +166,7 @@ fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> O
     })
 }
 
-fn finished(game: &Game, pos: &Position) -> Option<Answer> {
+pub(crate) fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     let rules = game.rules();
     let score = pos.final_score(rules)?;
     let value = if pos.to_move() == kalah_solver::Side::South {
@@ -186,7 +186,7 @@ fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     })
 }
 
-fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliError> {
+pub(crate) fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliError> {
     let t = Instant::now();
     let a = solver
         .analyse(pos)
