@@ -7,4 +7,8 @@
 
 pub use kalah_solver::*;
 
+pub mod cli;
+pub mod interrupt;
+pub mod json;
+pub mod published;
 pub mod cli_tables;

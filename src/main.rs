@@ -1,31 +1,62 @@
-// Temporary dispatch on the `tables` branch, to try the table subcommands end
-// to end; the real CLI lives on main (wire `cli_tables` into it).
-use clap::{Parser, Subcommand};
-use kalah::cli_tables::{build_command, verify_command, BuildArgs, VerifyArgs};
+//! The `kalah` command: a thin layer over the library.
 
-#[derive(Parser)]
-#[command(name = "kalah")]
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::solve::{self, SolveArgs};
+use kalah::cli::CliError;
+use kalah::cli_tables::{self, BuildArgs, VerifyArgs};
+
+/// Exact solver, endgame tables and position lookup for Kalah(m,n).
+///
+/// Positions are written as in RULES.md: the 2m+2 counts in sowing order
+/// (South's houses 1..m, South's store, North's houses 1..m, North's store)
+/// and the side to move, e.g. "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Values are
+/// final store differences under perfect play. Exit status: 0 success,
+/// 1 failure, 2 bad input.
+#[derive(Parser, Debug)]
+#[command(name = "kalah", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 enum Command {
-    /// Build endgame tables.
-    BuildTables(BuildArgs),
-    /// Verify endgame tables.
-    VerifyTables(VerifyArgs),
+    /// Draw a position and list its legal moves.
+    Show(ShowArgs),
+    /// Replay a move line from the start (or --from a position) and print
+    /// the final score.
+    PlayLine(PlayLineArgs),
+    /// Count move sequences and distinct positions per depth (move
+    /// generator check).
+    Perft(PerftArgs),
+    /// Solve Kalah(m,n) from the start: value, best first turn, a perfect
+    /// game (builds the endgame tables it needs first).
+    Solve(SolveArgs),
+    /// Build endgame tables: every board with up to K seeds on the board.
+    Build(BuildArgs),
+    /// Check endgame tables: checksums, re-derivation, independent search.
+    Verify(VerifyArgs),
 }
 
-fn main() {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    let r = match &cli.command {
-        Command::BuildTables(a) => build_command(a),
-        Command::VerifyTables(a) => verify_command(a),
+    kalah::interrupt::install();
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Show(a) => core_cmds::show(a),
+        Command::PlayLine(a) => core_cmds::play_line(a),
+        Command::Perft(a) => core_cmds::perft_command(a),
+        Command::Solve(a) => solve::solve(a),
+        Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
+        Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
     };
-    if let Err(e) = r {
-        eprintln!("error: {e}");
-        std::process::exit(1);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kalah: error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
     }
 }

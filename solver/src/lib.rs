@@ -9,6 +9,8 @@
 //!   typed errors.
 //! * [`index`]: the frozen rank/unrank contract between boards and table slots.
 //! * [`perft`]: move-path counts.
+//! * [`search`]: exact search (MTD(f), transposition table, threads) and
+//!   position analysis.
 //! * [`table`]: endgame tables (build, read, probe, verify).
 
 pub mod board;
@@ -17,6 +19,7 @@ pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod rules;
+pub mod search;
 pub mod table;
 
 pub use board::{Board, Game, Sown};
@@ -24,6 +27,7 @@ pub use index::Index;
 pub use notation::{Line, LineError, Numbering};
 pub use position::{MoveError, Played, Position, PositionError, Setup, Side};
 pub use rules::{CaptureRule, EndRule, Rules};
+pub use search::{Analysis, SearchConfig, SearchStats, Solver};
 
 /// Exact values of every board up to some number of seeds: what the endgame
 /// tables give the search and the query.

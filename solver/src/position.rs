@@ -14,7 +14,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::board::{final_value, Board, Game, OPP};
+use crate::board::{final_value, Board, Game};
 use crate::rules::{EndRule, Rules, MAX_PITS, MAX_SEEDS};
 
 /// A player. South moves first.
@@ -259,9 +259,10 @@ impl Setup {
             return Err(PositionError::TooManySeeds { total });
         }
         let mut houses = [[0u8; MAX_PITS]; 2];
-        for i in 0..m {
-            houses[0][i] = self.south[i] as u8;
-            houses[1][i] = self.north[i] as u8;
+        for (row, counts) in houses.iter_mut().zip([&self.south, &self.north]) {
+            for (cell, &x) in row.iter_mut().zip(counts.iter()) {
+                *cell = x as u8;
+            }
         }
         Ok(Position {
             pits: m as u8,
@@ -407,9 +408,11 @@ impl Position {
     fn from_board(pits: usize, board: Board, stores: [u8; 2], to_move: Side) -> Position {
         let me = to_move.index();
         let mut houses = [[0u8; MAX_PITS]; 2];
-        for i in 0..pits {
-            houses[me][i] = board.lane(i);
-            houses[1 - me][i] = board.lane(OPP + i);
+        for (i, cell) in houses[me].iter_mut().enumerate().take(pits) {
+            *cell = board.own_house(i);
+        }
+        for (i, cell) in houses[1 - me].iter_mut().enumerate().take(pits) {
+            *cell = board.opp_house(i);
         }
         Position {
             pits: pits as u8,

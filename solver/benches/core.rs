@@ -1,0 +1,98 @@
+//! Throughput of the two innermost operations on 6-house boards: sowing and
+//! ranking. Prints the median of several runs (the machines are noisy).
+//!
+//! `cargo bench -p kalah-solver --bench core`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use kalah_solver::{Board, Game, Index, Rules};
+
+/// SplitMix64, so the bench needs no dependency.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Random boards with 1..=48 seeds, as a game of Kalah(6,4) has.
+fn boards(count: usize) -> Vec<Board> {
+    let mut s = 1u64;
+    (0..count)
+        .map(|_| {
+            let seeds = 1 + splitmix(&mut s) % 48;
+            let mut parts = [0u8; 12];
+            for _ in 0..seeds {
+                parts[(splitmix(&mut s) % 12) as usize] += 1;
+            }
+            Board::from_sides(&parts[..6], &parts[6..])
+        })
+        .collect()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn measure(name: &str, runs: usize, ops_per_run: u64, mut f: impl FnMut() -> u64) {
+    let mut rates = Vec::with_capacity(runs);
+    let mut sink = 0u64;
+    for _ in 0..runs {
+        let t = Instant::now();
+        sink = sink.wrapping_add(f());
+        rates.push(ops_per_run as f64 / t.elapsed().as_secs_f64());
+    }
+    black_box(sink);
+    println!(
+        "{name:<28} median {:>8.1} M/s   (min {:.1}, max {:.1}, {runs} runs)",
+        median(rates.clone()) / 1e6,
+        rates.iter().cloned().fold(f64::INFINITY, f64::min) / 1e6,
+        rates.iter().cloned().fold(0.0, f64::max) / 1e6,
+    );
+}
+
+fn main() {
+    let bs = boards(1 << 20);
+    let game = Game::new(6, Rules::STANDARD);
+    let index = Index::new(6);
+    let sowings: u64 = bs.iter().map(|b| game.moves(*b).count_ones() as u64).sum();
+
+    measure("sowings (all moves)", 9, sowings, || {
+        let mut acc = 0u64;
+        for &b in &bs {
+            let mut moves = game.moves(b);
+            while moves != 0 {
+                let h = moves.trailing_zeros() as usize;
+                moves &= moves - 1;
+                let s = game.sow(black_box(b), h);
+                acc = acc.wrapping_add(s.board.packed() as u64 ^ s.gain as u64);
+            }
+        }
+        acc
+    });
+    measure("ranks (tier rank)", 9, bs.len() as u64, || {
+        bs.iter()
+            .fold(0u64, |acc, &b| acc.wrapping_add(index.rank(black_box(b))))
+    });
+    measure("keys (dense u64 key)", 9, bs.len() as u64, || {
+        bs.iter()
+            .fold(0u64, |acc, &b| acc.wrapping_add(index.key(black_box(b))))
+    });
+    let ranked: Vec<(u32, u64)> = bs.iter().map(|&b| (b.seeds(), index.rank(b))).collect();
+    measure("unranks", 5, ranked.len() as u64, || {
+        ranked.iter().fold(0u64, |acc, &(k, r)| {
+            acc.wrapping_add(index.unrank(k, black_box(r)).packed() as u64)
+        })
+    });
+    let tier = index.tier_size(20) as u64;
+    let n = tier.min(1 << 22);
+    measure("tier 20 iteration (colex)", 5, n, || {
+        index
+            .tier_from(20, 0)
+            .take(n as usize)
+            .fold(0u64, |a, b| a ^ b.packed() as u64)
+    });
+}

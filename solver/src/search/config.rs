@@ -1,0 +1,62 @@
+//! Search settings: table size, threads, and a switch for every enhancement
+//! so that its effect on nodes and time can be measured alone.
+
+/// How the solver searches. Every switch changes only speed, never values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchConfig {
+    /// Transposition table size in MiB.
+    pub tt_mb: usize,
+    /// Search threads (lazy SMP over one shared table); 1 = no threads.
+    pub threads: usize,
+    /// Try the table's best house first.
+    pub tt_move: bool,
+    /// Order the other houses: extra turns (rightmost first), captures
+    /// (largest first), then right to left. Off: left to right.
+    pub ordering: bool,
+    /// Cut off when the seeds on the board cannot reach the window, and on
+    /// children whose worst case (gain minus all seeds left) reaches beta.
+    pub futility: bool,
+    /// Enhanced transposition cut-off: look every child up in the table (and
+    /// the endgame tables) before searching any of them.
+    pub etc: bool,
+    /// Ask the [`Probe`](crate::Probe), when one is given, for boards with
+    /// at most its number of seeds.
+    pub probes: bool,
+    /// Let MTD(f) step by two when the rules fix the parity of values.
+    pub parity: bool,
+    /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
+    /// first guess; 0 guesses 0.
+    pub guess_depth: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            tt_mb: 256,
+            threads: 1,
+            tt_move: true,
+            ordering: true,
+            futility: true,
+            etc: true,
+            probes: true,
+            parity: true,
+            guess_depth: 8,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Every enhancement off: plain MTD(f) over alpha-beta with a table.
+    pub fn plain() -> SearchConfig {
+        SearchConfig {
+            tt_move: false,
+            ordering: false,
+            futility: false,
+            etc: false,
+            probes: false,
+            parity: false,
+            guess_depth: 0,
+            ..SearchConfig::default()
+        }
+    }
+}

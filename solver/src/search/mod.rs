@@ -1,0 +1,36 @@
+//! Exact search: MTD(f) over a fail-soft alpha-beta on boards, with a
+//! shared lock-free transposition table, lazy SMP threads, endgame-table
+//! probes and whole-position analysis.
+//!
+//! # Values
+//!
+//! The search works on [`Board`](crate::Board)s: houses only, seen from the
+//! player to move. A board's value is the net number of seeds the mover
+//! will still put into their store minus the opponent's (the same quantity
+//! as [`Game::reference_value`](crate::Game::reference_value) and
+//! [`Probe::probe`](crate::Probe::probe)). A position's value is its store
+//! difference plus its board's value, so stores are only an offset and a
+//! table entry serves every position with the same houses.
+//!
+//! # Files
+//!
+//! * [`config`]: [`SearchConfig`], a switch for every enhancement.
+//! * [`tt`]: [`TranspositionTable`], typed bounds under full keys.
+//! * [`ordering`]: the children of a node, sown once and sorted.
+//! * [`negamax`]: the fail-soft alpha-beta worker (bound semantics on
+//!   its `search`).
+//! * [`solver`]: [`Solver`], the MTD(f) driver and lazy SMP.
+//! * [`analysis`]: move values, first turns, the pie rule, the principal
+//!   variation.
+
+pub mod analysis;
+pub mod config;
+mod negamax;
+pub mod ordering;
+pub mod solver;
+pub mod tt;
+
+pub use analysis::{Analysis, MoveValue, PieAnalysis, PvMove, TurnAnalysis, TurnValue};
+pub use config::SearchConfig;
+pub use solver::{Interrupted, SearchStats, Solver, SolverError};
+pub use tt::{Bound, TranspositionTable, TtEntry};

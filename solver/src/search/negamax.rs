@@ -1,0 +1,277 @@
+//! The alpha-beta search over boards (one thread's worker).
+//!
+//! Values are board values: the net number of seeds the player to move
+//! will still put into their store minus the opponent's, stores excluded. A
+//! position's value is its store difference plus its board's value, so the
+//! stores are an offset the caller adds, and every table entry is valid in
+//! every position with the same houses.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use super::config::SearchConfig;
+use super::ordering::Children;
+use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
+use crate::board::{Board, Game};
+use crate::index::Index;
+use crate::Probe;
+
+/// How many nodes pass between two looks at the stop flags.
+const STOP_CHECK_MASK: u64 = 1023;
+
+/// Helper threads reorder the children of nodes this close to the root.
+const HELPER_PLIES: u32 = 3;
+
+/// What every worker of one search shares.
+pub(crate) struct Shared<'a> {
+    pub game: &'a Game,
+    pub index: &'a Index,
+    pub config: &'a SearchConfig,
+    pub tt: &'a TranspositionTable,
+    /// The endgame tables, when given and switched on.
+    pub probe: Option<&'a dyn Probe>,
+    /// Boards with at most this many seeds are probed (0 without a probe).
+    pub probe_seeds: u32,
+    /// Boards with at most this many seeds have a key (and use the table).
+    pub key_seeds: u32,
+    /// The user's interruption.
+    pub stop: &'a AtomicBool,
+    /// Another thread finished this search: give up.
+    pub done: &'a AtomicBool,
+}
+
+/// One thread's search state and counters.
+pub(crate) struct Worker<'a> {
+    sh: &'a Shared<'a>,
+    /// 0 for the main thread; helpers perturb their move order by it.
+    thread: usize,
+    pub nodes: u64,
+    pub probe_hits: u64,
+    /// A stop flag was seen: every value since is meaningless and nothing
+    /// more is stored.
+    pub aborted: bool,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(sh: &'a Shared<'a>, thread: usize) -> Worker<'a> {
+        Worker {
+            sh,
+            thread,
+            nodes: 0,
+            probe_hits: 0,
+            aborted: false,
+        }
+    }
+
+    #[inline]
+    fn probe(&mut self, board: Board, seeds: u32) -> Option<i32> {
+        if seeds > self.sh.probe_seeds {
+            return None;
+        }
+        let v = self.sh.probe?.probe(board);
+        self.probe_hits += v.is_some() as u64;
+        v
+    }
+
+    /// Fail-soft alpha-beta (negamax) over boards, `alpha < beta`.
+    ///
+    /// Returns `r` with the fail-soft guarantees, `v` the board's exact
+    /// value (see the module documentation):
+    ///
+    /// * `r <= alpha`: `v <= r` (an upper bound; the search failed low);
+    /// * `r >= beta`: `v >= r` (a lower bound; it failed high);
+    /// * otherwise `r == v`.
+    ///
+    /// After an abort (see [`Worker::aborted`]) the result is meaningless.
+    pub fn search(&mut self, board: Board, alpha: i32, beta: i32, ply: u32) -> i32 {
+        debug_assert!(alpha < beta);
+        let sh = self.sh;
+        let cfg = sh.config;
+        self.nodes += 1;
+        if self.nodes & STOP_CHECK_MASK == 0 && (sh.stop.load(Relaxed) || sh.done.load(Relaxed)) {
+            self.aborted = true;
+            return 0;
+        }
+        if let Some(v) = sh.game.terminal_value(board) {
+            return v;
+        }
+        let seeds = board.seeds();
+        let s = seeds as i32;
+        // Whatever happens, the mover's net share of the seeds on the board
+        // lies in [-s, s].
+        if cfg.futility {
+            if s <= alpha {
+                return s;
+            }
+            if -s >= beta {
+                return -s;
+            }
+        }
+        if let Some(v) = self.probe(board, seeds) {
+            return v;
+        }
+
+        let (mut alpha, mut beta) = (alpha, beta);
+        let key = (seeds <= sh.key_seeds).then(|| sh.index.key(board));
+        let mut tt_move = None;
+        if let Some(e) = key.and_then(|k| sh.tt.load(k)) {
+            if e.lower >= beta {
+                return e.lower;
+            }
+            if e.upper <= alpha {
+                return e.upper;
+            }
+            if e.lower == e.upper {
+                return e.lower;
+            }
+            // v lies in [lower, upper]: a result outside the narrowed
+            // window is still a true bound, and one at its edge is exact.
+            alpha = alpha.max(e.lower);
+            beta = beta.min(e.upper);
+            if cfg.tt_move {
+                tt_move = e.best_move;
+            }
+        }
+
+        let mut kids = Children::generate(sh.game, board, tt_move, cfg.ordering);
+        if cfg.futility || cfg.etc {
+            if let Some(cut) = self.cut_before_search(&mut kids, beta) {
+                if let Some(k) = key {
+                    sh.tt.store(k, cut.0, Bound::Lower, Some(cut.1), 0);
+                }
+                return cut.0;
+            }
+        }
+        kids.sort();
+        if self.thread > 0 && ply < HELPER_PLIES {
+            kids.rotate_tail(self.thread + ply as usize);
+        }
+
+        let start_nodes = self.nodes;
+        let alpha0 = alpha;
+        let mut best = i32::MIN;
+        let mut best_move = 0u8;
+        for kid in kids.as_slice() {
+            let gain = kid.sown.gain as i32;
+            let v = match (kid.known, kid.sown.extra_turn) {
+                (Some(c), true) => gain + c,
+                (Some(c), false) => gain - c,
+                (None, true) => {
+                    gain + self.search(kid.sown.board, alpha - gain, beta - gain, ply + 1)
+                }
+                (None, false) => {
+                    gain - self.search(kid.sown.board, gain - beta, gain - alpha, ply + 1)
+                }
+            };
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = kid.house;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(k) = key {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best <= alpha0 {
+                Bound::Upper
+            } else {
+                Bound::Exact
+            };
+            let work = (64 - (self.nodes - start_nodes).leading_zeros()) as u8;
+            let mv = (bound != Bound::Upper).then_some(best_move);
+            sh.tt.store(k, best, bound, mv, work);
+        }
+        best
+    }
+
+    /// Looks at every child before searching any: a child whose value is
+    /// already known (game over, endgame table) or bounded (transposition
+    /// table, seeds left) well enough to reach `beta` cuts the node at once.
+    /// Returns the cut's value (a lower bound of the node) and house.
+    #[inline]
+    fn cut_before_search(&mut self, kids: &mut Children, beta: i32) -> Option<(i32, u8)> {
+        let sh = self.sh;
+        let cfg = sh.config;
+        for kid in kids.as_mut_slice() {
+            let gain = kid.sown.gain as i32;
+            let child = kid.sown.board;
+            let child_seeds = child.seeds();
+            // The child's value is at least -child_seeds, so the node's
+            // value through it is at least gain - child_seeds either way.
+            if cfg.futility && gain - child_seeds as i32 >= beta {
+                return Some((gain - child_seeds as i32, kid.house));
+            }
+            if !cfg.etc {
+                continue;
+            }
+            let known = match sh.game.terminal_value(child) {
+                Some(v) => Some(v),
+                None if cfg.probes => self.probe(child, child_seeds),
+                None => None,
+            };
+            if let Some(c) = known {
+                kid.known = Some(c);
+                let v = if kid.sown.extra_turn {
+                    gain + c
+                } else {
+                    gain - c
+                };
+                if v >= beta {
+                    return Some((v, kid.house));
+                }
+                continue;
+            }
+            if child_seeds <= sh.key_seeds {
+                if let Some(e) = sh.tt.load(sh.index.key(child)) {
+                    let lower = if kid.sown.extra_turn {
+                        (e.lower != NO_LOWER).then(|| gain + e.lower)
+                    } else {
+                        (e.upper != NO_UPPER).then(|| gain - e.upper)
+                    };
+                    if let Some(v) = lower.filter(|&v| v >= beta) {
+                        return Some((v, kid.house));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Plain depth-limited alpha-beta on store gains (unknown boards count 0):
+/// the cheap first guess of MTD(f). No table, no counting.
+pub(crate) fn guess(game: &Game, board: Board, depth: u32, alpha: i32, beta: i32) -> i32 {
+    if let Some(v) = game.terminal_value(board) {
+        return v;
+    }
+    if depth == 0 {
+        return 0;
+    }
+    let mut alpha = alpha;
+    let mut best = i32::MIN;
+    let mut moves = game.moves(board);
+    while moves != 0 {
+        let house = 31 - moves.leading_zeros() as usize;
+        moves &= !(1 << house);
+        let s = game.sow(board, house);
+        let g = s.gain as i32;
+        let v = if s.extra_turn {
+            g + guess(game, s.board, depth - 1, alpha - g, beta - g)
+        } else {
+            g - guess(game, s.board, depth - 1, g - beta, g - alpha)
+        };
+        best = best.max(v);
+        alpha = alpha.max(v);
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}

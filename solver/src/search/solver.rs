@@ -1,0 +1,366 @@
+//! The solver: MTD(f) over null-window tests, run by one thread or by many
+//! over one shared table (lazy SMP).
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::config::SearchConfig;
+use super::negamax::{guess, Shared, Worker};
+use super::tt::TranspositionTable;
+use crate::board::{Board, Game};
+use crate::index::Index;
+use crate::position::Position;
+use crate::rules::EndRule;
+use crate::Probe;
+
+/// The search was stopped through [`Solver::stop_flag`] before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interrupted;
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("search interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Why a solver cannot be built.
+#[derive(Debug)]
+pub enum SolverError {
+    /// The search threads could not be started.
+    ThreadPool(rayon::ThreadPoolBuildError),
+}
+
+impl fmt::Display for SolverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolverError::ThreadPool(e) => write!(f, "cannot start the search threads: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SolverError {}
+
+/// Work counters, cumulative since the solver was built (or
+/// [`Solver::reset_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Search nodes, all threads together.
+    pub nodes: u64,
+    /// Boards answered by the endgame tables.
+    pub probe_hits: u64,
+    /// Null-window tests run by MTD(f).
+    pub tests: u64,
+    /// Time spent searching.
+    pub elapsed: Duration,
+}
+
+impl SearchStats {
+    /// Nodes a second (0 before any time has passed).
+    pub fn nodes_per_second(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            self.nodes as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    /// The work done between `earlier` and `self`.
+    pub fn since(&self, earlier: &SearchStats) -> SearchStats {
+        SearchStats {
+            nodes: self.nodes - earlier.nodes,
+            probe_hits: self.probe_hits - earlier.probe_hits,
+            tests: self.tests - earlier.tests,
+            elapsed: self.elapsed.saturating_sub(earlier.elapsed),
+        }
+    }
+}
+
+/// An exact solver for one board size and rule set.
+///
+/// Every method takes `&self`; the table and counters are shared atomics.
+pub struct Solver {
+    game: Game,
+    index: Index,
+    config: SearchConfig,
+    tt: TranspositionTable,
+    probe: Option<Arc<dyn Probe>>,
+    pool: Option<rayon::ThreadPool>,
+    stop: Arc<AtomicBool>,
+    nodes: AtomicU64,
+    probe_hits: AtomicU64,
+    tests: AtomicU64,
+    nanos: AtomicU64,
+}
+
+impl fmt::Debug for Solver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Solver")
+            .field("game", &self.game)
+            .field("config", &self.config)
+            .field("probe", &self.probe.as_ref().map(|p| p.max_seeds()))
+            .finish()
+    }
+}
+
+impl Solver {
+    /// A solver for `game` with a fresh table of `config.tt_mb` MiB, using
+    /// `probe` (endgame tables) when given and `config.probes` is on.
+    ///
+    /// # Errors
+    /// When `config.threads > 1` and the threads cannot be started.
+    pub fn new(
+        game: Game,
+        config: SearchConfig,
+        probe: Option<Arc<dyn Probe>>,
+    ) -> Result<Solver, SolverError> {
+        let pool = if config.threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(config.threads)
+                    .thread_name(|i| format!("kalah-search-{i}"))
+                    .build()
+                    .map_err(SolverError::ThreadPool)?,
+            )
+        } else {
+            None
+        };
+        Ok(Solver {
+            index: Index::new(game.pits()),
+            tt: TranspositionTable::new(config.tt_mb),
+            game,
+            config,
+            probe,
+            pool,
+            stop: Arc::new(AtomicBool::new(false)),
+            nodes: AtomicU64::new(0),
+            probe_hits: AtomicU64::new(0),
+            tests: AtomicU64::new(0),
+            nanos: AtomicU64::new(0),
+        })
+    }
+
+    /// The game solved.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Set it to stop every search of this solver at its next check (within
+    /// about a thousand nodes); the search then returns [`Interrupted`].
+    /// Clear it before searching again.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Counters since the solver was built or last reset.
+    pub fn stats(&self) -> SearchStats {
+        SearchStats {
+            nodes: self.nodes.load(Relaxed),
+            probe_hits: self.probe_hits.load(Relaxed),
+            tests: self.tests.load(Relaxed),
+            elapsed: Duration::from_nanos(self.nanos.load(Relaxed)),
+        }
+    }
+
+    /// Zeroes the counters (the table keeps its contents).
+    pub fn reset_stats(&self) {
+        self.nodes.store(0, Relaxed);
+        self.probe_hits.store(0, Relaxed);
+        self.tests.store(0, Relaxed);
+        self.nanos.store(0, Relaxed);
+    }
+
+    /// Empties the transposition table.
+    pub fn clear_table(&self) {
+        self.tt.clear();
+    }
+
+    /// The exact value of `board` for the player to move: the net number of
+    /// seeds they will still gain, stores excluded.
+    ///
+    /// # Errors
+    /// [`Interrupted`] when the stop flag was set.
+    pub fn solve_board(&self, board: Board) -> Result<i32, Interrupted> {
+        self.tt.new_generation();
+        self.value(board, None)
+    }
+
+    /// The exact value of `position` for the player to move, stores counted:
+    /// the final store difference (theirs minus the opponent's) under
+    /// perfect play. A finished game is scored as it stands.
+    ///
+    /// # Errors
+    /// [`Interrupted`] when the stop flag was set.
+    ///
+    /// # Panics
+    /// If the position has a different number of houses than the game.
+    pub fn solve(&self, position: &Position) -> Result<i32, Interrupted> {
+        self.tt.new_generation();
+        self.position_value(position, None)
+    }
+
+    /// [`Solver::solve`] with a first guess (of the same quantity), without
+    /// a new table generation: for the analysis, which solves many related
+    /// positions.
+    pub(crate) fn position_value(
+        &self,
+        position: &Position,
+        guess: Option<i32>,
+    ) -> Result<i32, Interrupted> {
+        assert_eq!(
+            position.pits(),
+            self.game.pits(),
+            "position and game differ in houses"
+        );
+        if let Some(score) = position.final_score(self.game.rules()) {
+            return Ok(match position.to_move() {
+                crate::Side::South => score,
+                crate::Side::North => -score,
+            });
+        }
+        let offset = position.store_difference();
+        Ok(offset + self.value(position.board(), guess.map(|g| g - offset))?)
+    }
+
+    fn shared<'a>(&'a self, done: &'a AtomicBool) -> Shared<'a> {
+        let probe = self.probe.as_deref().filter(|_| self.config.probes);
+        Shared {
+            game: &self.game,
+            index: &self.index,
+            config: &self.config,
+            tt: &self.tt,
+            probe,
+            probe_seeds: probe.map_or(0, |p| p.max_seeds()),
+            key_seeds: self.index.key_seeds(),
+            stop: &self.stop,
+            done,
+        }
+    }
+
+    /// Whether the parity of every board value is that of its seeds: true
+    /// when all seeds end in some store.
+    fn parity_known(&self) -> bool {
+        self.config.parity && self.game.rules().end != EndRule::NoSweep
+    }
+
+    /// MTD(f): null-window tests from `first_guess` until the lower and
+    /// upper bounds of the board's value meet.
+    pub(crate) fn value(&self, board: Board, first_guess: Option<i32>) -> Result<i32, Interrupted> {
+        if let Some(v) = self.game.terminal_value(board) {
+            return Ok(v);
+        }
+        let started = Instant::now();
+        let result = self.mtdf(board, first_guess);
+        self.nanos
+            .fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
+        result
+    }
+
+    fn mtdf(&self, board: Board, first_guess: Option<i32>) -> Result<i32, Interrupted> {
+        let s = board.seeds() as i32;
+        let step = if self.parity_known() { 2 } else { 1 };
+        // Values are s (mod step) and lie in [-s, s].
+        let up = |x: i32| {
+            if (x - s).rem_euclid(step) == 0 {
+                x
+            } else {
+                x + 1
+            }
+        };
+        let down = |x: i32| {
+            if (x - s).rem_euclid(step) == 0 {
+                x
+            } else {
+                x - 1
+            }
+        };
+        let (mut lower, mut upper) = (-s, s);
+        if board.seeds() <= self.index.key_seeds() {
+            if let Some(e) = self.tt.load(self.index.key(board)) {
+                lower = lower.max(up(e.lower));
+                upper = upper.min(down(e.upper));
+            }
+        }
+        let mut g = match first_guess {
+            Some(g) => g,
+            None if self.config.guess_depth > 0 => {
+                guess(&self.game, board, self.config.guess_depth, -s - 1, s + 1)
+            }
+            None => 0,
+        };
+        while lower < upper {
+            g = down(g.clamp(lower, upper));
+            // Test v >= beta for a beta in (lower, upper].
+            let beta = if g <= lower { lower + step } else { g };
+            let r = self.test(board, beta)?;
+            if r >= beta {
+                lower = up(r.min(upper));
+            } else {
+                upper = down(r.max(lower));
+            }
+            g = r;
+        }
+        Ok(lower)
+    }
+
+    /// The best house (0-based) the table holds for `board`, if any.
+    pub(crate) fn best_move_hint(&self, board: Board) -> Option<usize> {
+        if board.seeds() > self.index.key_seeds() {
+            return None;
+        }
+        let e = self.tt.load(self.index.key(board))?;
+        e.best_move.map(usize::from)
+    }
+
+    /// Whether the value of `board` (unfinished) is at least `beta`.
+    pub(crate) fn at_least(&self, board: Board, beta: i32) -> Result<bool, Interrupted> {
+        if let Some(v) = self.game.terminal_value(board) {
+            return Ok(v >= beta);
+        }
+        let started = Instant::now();
+        let r = self.test(board, beta);
+        self.nanos
+            .fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
+        Ok(r? >= beta)
+    }
+
+    /// One null-window search `(beta - 1, beta)` of `board`: a fail-soft
+    /// result `r`, with `v >= r` when `r >= beta` and `v <= r` otherwise.
+    /// With several threads, each searches the same window over the shared
+    /// table; the first to finish answers and the others give up.
+    fn test(&self, board: Board, beta: i32) -> Result<i32, Interrupted> {
+        self.tests.fetch_add(1, Relaxed);
+        let done = AtomicBool::new(false);
+        let shared = self.shared(&done);
+        let run = |thread: usize| -> Option<i32> {
+            let mut w = Worker::new(&shared, thread);
+            let r = w.search(board, beta - 1, beta, 0);
+            self.nodes.fetch_add(w.nodes, Relaxed);
+            self.probe_hits.fetch_add(w.probe_hits, Relaxed);
+            if w.aborted {
+                None
+            } else {
+                done.store(true, Relaxed);
+                Some(r)
+            }
+        };
+        let result = match &self.pool {
+            None => run(0),
+            Some(pool) => pool
+                .broadcast(|ctx| run(ctx.index()))
+                .into_iter()
+                .flatten()
+                .next(),
+        };
+        result.ok_or(Interrupted)
+    }
+}

@@ -1,0 +1,594 @@
+//! The search against independent values: a memoized negamax written here,
+//! `Game::reference_value`, and the published start values
+//! (../shared/reference/PUBLISHED.md).
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::{Board, CaptureRule, EndRule, Game, Index, Position, Probe, Rules, Side};
+
+const ALL_RULES: [Rules; 6] = [
+    Rules::STANDARD,
+    Rules::EMPTY_CAPTURE,
+    Rules {
+        capture: CaptureRule::Standard,
+        end: EndRule::Delayed,
+    },
+    Rules {
+        capture: CaptureRule::Empty,
+        end: EndRule::Delayed,
+    },
+    Rules {
+        capture: CaptureRule::Standard,
+        end: EndRule::NoSweep,
+    },
+    Rules {
+        capture: CaptureRule::Empty,
+        end: EndRule::NoSweep,
+    },
+];
+
+/// Plain negamax with a memo of exact values: independent of the solver.
+fn memo_value(game: &Game, board: Board, memo: &mut HashMap<Board, i32>) -> i32 {
+    if let Some(v) = game.terminal_value(board) {
+        return v;
+    }
+    if let Some(&v) = memo.get(&board) {
+        return v;
+    }
+    let mut best = i32::MIN;
+    for house in 0..game.pits() {
+        if board.own_house(house) == 0 {
+            continue;
+        }
+        let s = game.sow(board, house);
+        let c = memo_value(game, s.board, memo);
+        let v = s.gain as i32 + if s.extra_turn { c } else { -c };
+        best = best.max(v);
+    }
+    memo.insert(board, best);
+    best
+}
+
+/// SplitMix64: a small deterministic generator for test positions.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random board of `pits` houses a side with `seeds` seeds.
+fn random_board(rng: &mut Rng, pits: usize, seeds: u32) -> Board {
+    let mut own = vec![0u8; pits];
+    let mut opp = vec![0u8; pits];
+    for _ in 0..seeds {
+        let i = rng.below(2 * pits as u64) as usize;
+        if i < pits {
+            own[i] += 1;
+        } else {
+            opp[i - pits] += 1;
+        }
+    }
+    Board::from_sides(&own, &opp)
+}
+
+fn small_config() -> SearchConfig {
+    SearchConfig {
+        tt_mb: 4,
+        ..SearchConfig::default()
+    }
+}
+
+fn solver(pits: usize, rules: Rules, config: SearchConfig) -> Solver {
+    Solver::new(Game::new(pits, rules), config, None).unwrap()
+}
+
+#[test]
+fn random_boards_match_memoized_negamax_under_every_rule_set() {
+    let mut rng = Rng(1);
+    for rules in ALL_RULES {
+        for pits in 3..=6 {
+            let game = Game::new(pits, rules);
+            let solver = solver(pits, rules, small_config());
+            let mut memo = HashMap::new();
+            for _ in 0..30 {
+                let seeds = 1 + rng.below(16) as u32;
+                let board = random_board(&mut rng, pits, seeds);
+                let want = memo_value(&game, board, &mut memo);
+                assert_eq!(
+                    solver.solve_board(board),
+                    Ok(want),
+                    "{rules} m={pits} {board:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn small_boards_match_the_reference_negamax() {
+    let mut rng = Rng(2);
+    for rules in ALL_RULES {
+        for pits in 3..=6 {
+            let game = Game::new(pits, rules);
+            let solver = solver(pits, rules, small_config());
+            for _ in 0..10 {
+                let board = {
+                    let k = 1 + rng.below(8) as u32;
+                    random_board(&mut rng, pits, k)
+                };
+                let want = game.reference_value(board);
+                assert_eq!(
+                    solver.solve_board(board),
+                    Ok(want),
+                    "{rules} m={pits} {board:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn positions_add_the_store_difference() {
+    let mut rng = Rng(3);
+    let game = Game::new(4, Rules::STANDARD);
+    let solver = solver(4, Rules::STANDARD, small_config());
+    let mut memo = HashMap::new();
+    for _ in 0..40 {
+        let board = {
+            let k = 1 + rng.below(14) as u32;
+            random_board(&mut rng, 4, k)
+        };
+        let (s, n) = (rng.below(10) as u32, rng.below(10) as u32);
+        let south: Vec<u32> = (0..4).map(|i| board.own_house(i) as u32).collect();
+        let north: Vec<u32> = (0..4).map(|i| board.opp_house(i) as u32).collect();
+        let text = format!(
+            "{} {s} {} {n} S",
+            south
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            north
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let pos: Position = text.parse().unwrap();
+        let want = s as i32 - n as i32 + memo_value(&game, board, &mut memo);
+        assert_eq!(solver.solve(&pos), Ok(want), "{pos}");
+    }
+}
+
+/// Every single switch flipped from the default, everything off, and two
+/// threads: the values never change.
+fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
+    let d = small_config();
+    vec![
+        ("default", d.clone()),
+        (
+            "plain",
+            SearchConfig {
+                tt_mb: 4,
+                ..SearchConfig::plain()
+            },
+        ),
+        (
+            "no tt move",
+            SearchConfig {
+                tt_move: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "no ordering",
+            SearchConfig {
+                ordering: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "no futility",
+            SearchConfig {
+                futility: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "no etc",
+            SearchConfig {
+                etc: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "no parity",
+            SearchConfig {
+                parity: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "guess 0",
+            SearchConfig {
+                guess_depth: 0,
+                ..d.clone()
+            },
+        ),
+        (
+            "tiny table",
+            SearchConfig {
+                tt_mb: 0,
+                ..d.clone()
+            },
+        ),
+        (
+            "2 threads",
+            SearchConfig {
+                threads: 2,
+                ..d.clone()
+            },
+        ),
+        ("3 threads", SearchConfig { threads: 3, ..d }),
+    ]
+}
+
+#[test]
+fn every_switch_gives_the_same_values() {
+    let mut rng = Rng(4);
+    for rules in [
+        Rules::STANDARD,
+        Rules::EMPTY_CAPTURE,
+        ALL_RULES[2],
+        ALL_RULES[4],
+    ] {
+        for pits in [4, 5] {
+            let game = Game::new(pits, rules);
+            let mut memo = HashMap::new();
+            let boards: Vec<Board> = (0..15)
+                .map(|_| {
+                    let seeds = 4 + rng.below(14) as u32;
+                    random_board(&mut rng, pits, seeds)
+                })
+                .collect();
+            let want: Vec<i32> = boards
+                .iter()
+                .map(|&b| memo_value(&game, b, &mut memo))
+                .collect();
+            for (name, config) in variant_configs() {
+                let solver = solver(pits, rules, config);
+                for (b, w) in boards.iter().zip(&want) {
+                    assert_eq!(
+                        solver.solve_board(*b),
+                        Ok(*w),
+                        "{name}: {rules} m={pits} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_switch_solves_a_start_position() {
+    // Kalah(4,3) under both capture rules (published: EC +8, STD +6).
+    for (rules, want) in [(Rules::EMPTY_CAPTURE, 8), (Rules::STANDARD, 6)] {
+        for (name, config) in variant_configs() {
+            let solver = solver(4, rules, config);
+            let start = Position::start(4, 3).unwrap();
+            assert_eq!(solver.solve(&start), Ok(want), "{name}: {rules}");
+        }
+    }
+}
+
+/// Exact values of every board with at most `max_seeds` seeds, from the
+/// memoized negamax: a stand-in for the endgame tables.
+struct MemoProbe {
+    index: Index,
+    max_seeds: u32,
+    values: Vec<i8>,
+}
+
+impl MemoProbe {
+    fn new(game: &Game, max_seeds: u32) -> MemoProbe {
+        let index = Index::new(game.pits());
+        let n = index.boards_up_to(max_seeds) as u64;
+        let mut memo = HashMap::new();
+        let values = (0..n)
+            .map(|k| {
+                let b = index.unkey(k);
+                memo_value(game, b, &mut memo) as i8
+            })
+            .collect();
+        MemoProbe {
+            index,
+            max_seeds,
+            values,
+        }
+    }
+}
+
+impl Probe for MemoProbe {
+    fn max_seeds(&self) -> u32 {
+        self.max_seeds
+    }
+
+    fn probe(&self, board: Board) -> Option<i32> {
+        (board.seeds() <= self.max_seeds)
+            .then(|| self.values[self.index.key(board) as usize] as i32)
+    }
+}
+
+#[test]
+fn probes_give_the_same_values_with_fewer_nodes() {
+    for (rules, n, want) in [(Rules::EMPTY_CAPTURE, 3, 8), (Rules::STANDARD, 4, 2)] {
+        let game = Game::new(4, rules);
+        let probe: Arc<dyn Probe> = Arc::new(MemoProbe::new(&game, 10));
+        let start = Position::start(4, n).unwrap();
+        let without = solver(4, rules, small_config());
+        let with = Solver::new(game.clone(), small_config(), Some(Arc::clone(&probe))).unwrap();
+        let off = Solver::new(
+            game.clone(),
+            SearchConfig {
+                probes: false,
+                ..small_config()
+            },
+            Some(probe),
+        )
+        .unwrap();
+        assert_eq!(without.solve(&start), Ok(want));
+        assert_eq!(with.solve(&start), Ok(want));
+        assert_eq!(off.solve(&start), Ok(want));
+        let (a, b) = (without.stats(), with.stats());
+        assert!(b.probe_hits > 0, "{rules}: no probe answered");
+        assert_eq!(
+            off.stats().probe_hits,
+            0,
+            "{rules}: probes switched off but used"
+        );
+        assert_eq!(
+            off.stats().nodes,
+            a.nodes,
+            "{rules}: switched-off probes change the search"
+        );
+        assert!(
+            b.nodes < a.nodes,
+            "{rules}: {} nodes with probes, {} without",
+            b.nodes,
+            a.nodes
+        );
+        // Random boards beyond the probe's reach.
+        let mut rng = Rng(5);
+        let mut memo = HashMap::new();
+        let solver = Solver::new(
+            game.clone(),
+            small_config(),
+            Some(Arc::new(MemoProbe::new(&game, 6))),
+        )
+        .unwrap();
+        for _ in 0..30 {
+            let board = {
+                let k = 1 + rng.below(18) as u32;
+                random_board(&mut rng, 4, k)
+            };
+            assert_eq!(
+                solver.solve_board(board),
+                Ok(memo_value(&game, board, &mut memo))
+            );
+        }
+    }
+}
+
+/// Published start values (PUBLISHED.md: IDU Table 9 for EC, the
+/// mancala-solver list for STD) small enough for every test run.
+#[test]
+fn published_start_values() {
+    let ec = [
+        (4, 1, 2),
+        (4, 2, 6),
+        (4, 3, 8),
+        (4, 4, 2),
+        (5, 1, 0),
+        (5, 2, 0),
+        (5, 3, 8),
+        (5, 4, 12),
+        (6, 1, 2),
+        (6, 2, 10),
+        (6, 3, 2),
+    ];
+    let std = [
+        (4, 3, 6),
+        (4, 4, 2),
+        (5, 2, 2),
+        (5, 3, 6),
+        (5, 4, 10),
+        (6, 2, 6),
+        (6, 3, 2),
+    ];
+    for (rules, list) in [(Rules::EMPTY_CAPTURE, &ec[..]), (Rules::STANDARD, &std[..])] {
+        for &(m, n, want) in list {
+            let solver = solver(
+                m,
+                rules,
+                SearchConfig {
+                    tt_mb: 32,
+                    ..SearchConfig::default()
+                },
+            );
+            let got = solver.solve(&Position::start(m, n).unwrap());
+            assert_eq!(got, Ok(want), "Kalah({m},{n}) {rules}");
+        }
+    }
+}
+
+#[test]
+fn analysis_is_consistent_and_its_line_replays_to_the_value() {
+    for (rules, m, n) in [
+        (Rules::EMPTY_CAPTURE, 4, 3),
+        (Rules::STANDARD, 5, 2),
+        (ALL_RULES[2], 4, 2),
+    ] {
+        let game = Game::new(m, rules);
+        let solver = solver(m, rules, small_config());
+        let start = Position::start(m, n).unwrap();
+        let a = solver.analyse(&start).unwrap();
+        let mut memo = HashMap::new();
+        assert_eq!(a.value, memo_value(&game, start.board(), &mut memo));
+        assert_eq!(a.moves.len(), m);
+        for mv in &a.moves {
+            // Each sowing's value, independently.
+            let mut next = start;
+            let played = next.play(&game, mv.house).unwrap();
+            assert_eq!(played.extra_turn, mv.extra_turn);
+            let v = next.store_difference() + memo_value(&game, next.board(), &mut memo);
+            let v = if next.to_move() == Side::South { v } else { -v };
+            assert_eq!(mv.value, v, "{rules} house {}", mv.house);
+        }
+        let best = a.moves.iter().map(|m| m.value).max().unwrap();
+        assert_eq!(best, a.value);
+        assert!(a.best.contains(&a.pv[0].house));
+        // The line is legal and ends the game at the value.
+        let end = a.pv_line().replay(&game, start).unwrap();
+        assert_eq!(end, a.pv.last().unwrap().position);
+        assert_eq!(
+            end.final_score(rules),
+            Some(a.value),
+            "{rules}: {}",
+            a.pv_line()
+        );
+        assert!(a.stats.nodes > 0);
+    }
+}
+
+#[test]
+fn turn_analysis_and_pie_rule_match_independent_values() {
+    for (rules, m, n) in [(Rules::EMPTY_CAPTURE, 4, 2), (Rules::STANDARD, 4, 3)] {
+        let game = Game::new(m, rules);
+        let solver = solver(m, rules, small_config());
+        let start = Position::start(m, n).unwrap();
+        let t = solver.analyse_turns(&start).unwrap();
+        let mut memo = HashMap::new();
+        // Enumerate turns independently.
+        let mut want: Vec<(Vec<usize>, i32)> = Vec::new();
+        let mut stack = vec![(start, Vec::new())];
+        while let Some((pos, prefix)) = stack.pop() {
+            for house in pos.legal_moves(rules) {
+                let mut next = pos;
+                let played = next.play(&game, house).unwrap();
+                let mut line = prefix.clone();
+                line.push(house);
+                if played.extra_turn && !played.game_over {
+                    stack.push((next, line));
+                } else {
+                    let v = match next.final_score(rules) {
+                        Some(s) => s,
+                        None => {
+                            let v = next.store_difference()
+                                + memo_value(&game, next.board(), &mut memo);
+                            if next.to_move() == Side::South {
+                                v
+                            } else {
+                                -v
+                            }
+                        }
+                    };
+                    want.push((line, v));
+                }
+            }
+        }
+        assert_eq!(t.turns.len(), want.len());
+        for (line, v) in &want {
+            let got = t.turns.iter().find(|x| &x.houses == line).unwrap();
+            assert_eq!(got.value, *v, "{rules} turn {line:?}");
+        }
+        let top = want.iter().map(|w| w.1).max().unwrap();
+        assert_eq!(t.value, top);
+        assert!(t.best.iter().all(|b| want.contains(&(b.clone(), top))));
+        let fair = want.iter().map(|w| w.1.abs()).min().unwrap();
+        assert_eq!(t.pie.value, -fair);
+        assert_eq!(
+            t.pie.fairest.len(),
+            want.iter().filter(|w| w.1.abs() == fair).count()
+        );
+    }
+}
+
+#[test]
+fn the_stop_flag_interrupts_and_can_be_cleared() {
+    let solver = solver(6, Rules::EMPTY_CAPTURE, small_config());
+    let flag = solver.stop_flag();
+    flag.store(true, Ordering::Relaxed);
+    let start = Position::start(6, 3).unwrap();
+    assert!(solver.solve(&start).is_err());
+    flag.store(false, Ordering::Relaxed);
+    assert_eq!(solver.solve(&start), Ok(2));
+}
+
+#[test]
+fn finished_positions_are_scored_as_they_stand() {
+    let solver = solver(6, Rules::STANDARD, small_config());
+    let pos: Position = "0 0 0 0 1 0 0 0 0 0 0 0 0 0 S".parse().unwrap();
+    assert_eq!(solver.solve(&pos), Ok(1));
+    let pos: Position = "0 0 0 0 1 0 3 0 0 0 0 0 0 5 N".parse().unwrap();
+    assert_eq!(solver.solve(&pos), Ok(5 - 3 - 1));
+    let a = solver.analyse(&pos).unwrap();
+    assert!(a.moves.is_empty() && a.pv.is_empty());
+}
+
+/// Kalah(6,4): EC +10 (IDU), STD +8 (Rawlings). Slow without tables: run by
+/// scripts/bench_search.sh or `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn kalah_6_4_published_values() {
+    for (rules, want) in [(Rules::EMPTY_CAPTURE, 10), (Rules::STANDARD, 8)] {
+        let solver = solver(
+            6,
+            rules,
+            SearchConfig {
+                tt_mb: 1024,
+                ..SearchConfig::default()
+            },
+        );
+        assert_eq!(
+            solver.solve(&Position::start(6, 4).unwrap()),
+            Ok(want),
+            "{rules}"
+        );
+    }
+}
+
+/// IDU: the best first turn of Kalah(6,4) EC starts 3 then 6 (1-based).
+#[test]
+#[ignore]
+fn kalah_6_4_best_first_turn_starts_3_6() {
+    let solver = solver(
+        6,
+        Rules::EMPTY_CAPTURE,
+        SearchConfig {
+            tt_mb: 1024,
+            ..SearchConfig::default()
+        },
+    );
+    let t = solver
+        .analyse_turns(&Position::start(6, 4).unwrap())
+        .unwrap();
+    assert_eq!(t.value, 10);
+    assert!(
+        t.best.iter().all(|b| b.starts_with(&[3, 6])),
+        "{:?}",
+        t.best
+    );
+}

@@ -1,0 +1,98 @@
+//! What every command shares: rule flags, errors with exit codes, position
+//! arguments.
+
+use std::fmt;
+
+use clap::{Args, ValueEnum};
+use kalah_solver::{CaptureRule, EndRule, Position, Rules};
+
+/// A command's failure. Input errors exit with status 2, failures with 1.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input from the user: a malformed position, an illegal line...
+    Input(String),
+    /// The work itself failed: I/O, a corrupt table, a mismatch...
+    Failure(String),
+}
+
+impl CliError {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Failure(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Input(m) | CliError::Failure(m) => f.write_str(m),
+        }
+    }
+}
+
+/// How the game ends (see RULES.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum EndArg {
+    /// Ends when a side is empty; each player sweeps their own houses.
+    #[default]
+    Sweep,
+    /// Ends only when the player to move has no seeds; seeds go to their owner.
+    Delayed,
+    /// Ends when a side is empty; seeds left in houses count for nobody.
+    NoSweep,
+}
+
+/// The rule-set flags every command takes.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct RulesArgs {
+    /// Capture with a last seed in an empty own house even when the facing
+    /// house is empty (the rule of Irving, Donkers & Uiterwijk 2000).
+    #[arg(long)]
+    pub empty_capture: bool,
+    /// When the game ends and who gets the seeds left in houses.
+    #[arg(long, value_enum, default_value_t = EndArg::Sweep)]
+    pub end: EndArg,
+}
+
+impl RulesArgs {
+    /// The rule set these flags name.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            capture: if self.empty_capture {
+                CaptureRule::Empty
+            } else {
+                CaptureRule::Standard
+            },
+            end: match self.end {
+                EndArg::Sweep => EndRule::Sweep,
+                EndArg::Delayed => EndRule::Delayed,
+                EndArg::NoSweep => EndRule::NoSweep,
+            },
+        }
+    }
+}
+
+/// Parses a position given as one argument or as several (the shell split
+/// it): the words are joined with spaces first.
+pub fn parse_position(words: &[String]) -> Result<Position, CliError> {
+    let text = words.join(" ");
+    text.parse::<Position>()
+        .map_err(|e| CliError::Input(format!("invalid position \"{text}\": {e}")))
+}
+
+/// `Kalah(m,n)` start position from `--pits` and `--seeds`.
+pub fn start_position(pits: usize, seeds: usize) -> Result<Position, CliError> {
+    Position::start(pits, seeds).map_err(|e| CliError::Input(e.to_string()))
+}
+
+/// "+2", "0", "-4": a value with its sign, as the literature prints them.
+pub fn signed(v: i32) -> String {
+    if v > 0 {
+        format!("+{v}")
+    } else {
+        v.to_string()
+    }
+}

@@ -1,0 +1,202 @@
+//! `show`, `play-line` and `perft`: commands over the rules alone.
+
+use std::time::Instant;
+
+use clap::Args;
+use kalah_solver::perft::perft;
+use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
+
+use super::common::{parse_position, signed, start_position, CliError, RulesArgs};
+use crate::json::Json;
+
+/// Arguments of `kalah show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The position: 2m+2 counts in sowing order (S1..Sm, South store,
+    /// N1..Nm, North store), then the side to move, e.g.
+    /// "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Commas may replace spaces.
+    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub position: Vec<String>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Print one JSON object instead of the drawing.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Draws a position.
+pub fn show(args: &ShowArgs) -> Result<(), CliError> {
+    let pos = parse_position(&args.position)?;
+    let rules = args.rules.rules();
+    if args.json {
+        println!("{}", position_json(&pos, rules).render());
+        return Ok(());
+    }
+    print!("{}", pos.diagram());
+    println!("position: {pos}");
+    println!(
+        "{} houses a side, {} seeds in houses, {} in all",
+        pos.pits(),
+        pos.seeds_on_board(),
+        pos.total_seeds()
+    );
+    match pos.final_stores(rules) {
+        Some([s, n]) => println!(
+            "game over ({rules}): South {s}, North {n}, South {}",
+            signed(s as i32 - n as i32)
+        ),
+        None => {
+            let moves: Vec<String> = pos
+                .legal_moves(rules)
+                .iter()
+                .map(|h| h.to_string())
+                .collect();
+            println!("legal moves for {}: {}", pos.to_move(), moves.join(" "));
+        }
+    }
+    Ok(())
+}
+
+/// The JSON form of a position, shared by the commands that print one.
+pub fn position_json(pos: &Position, rules: Rules) -> Json {
+    let houses = |s: Side| pos.houses(s).to_vec();
+    Json::object()
+        .with("position", pos.to_string())
+        .with("pits", pos.pits())
+        .with("south", houses(Side::South))
+        .with("north", houses(Side::North))
+        .with(
+            "stores",
+            vec![pos.store(Side::South), pos.store(Side::North)],
+        )
+        .with("to_move", pos.to_move().letter().to_string())
+        .with("seeds_on_board", pos.seeds_on_board())
+        .with("game_over", pos.is_over(rules))
+        .with("final_score", pos.final_score(rules))
+        .with("legal_moves", pos.legal_moves(rules))
+}
+
+/// Arguments of `kalah play-line`.
+#[derive(Args, Debug)]
+pub struct PlayLineArgs {
+    /// Houses a side (m).
+    #[arg(long, default_value_t = 6)]
+    pub pits: usize,
+    /// Seeds in each house at the start (n).
+    #[arg(long, default_value_t = 4)]
+    pub seeds: usize,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
+    /// Uiterwijk (2000); by default they are 1..m (RULES.md).
+    #[arg(long)]
+    pub idu: bool,
+    /// Start from this position instead of the start of Kalah(m,n).
+    #[arg(long, allow_hyphen_values = true)]
+    pub from: Option<String>,
+    /// The move line: turns separated by '-', the moves of one turn run
+    /// together ("36") or joined by '.' ("3.6"), e.g. "36-2-5".
+    #[arg(allow_hyphen_values = true)]
+    pub line: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Replays a move line and prints where it ends.
+pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
+    let start = match &args.from {
+        Some(text) => parse_position(std::slice::from_ref(text))?,
+        None => start_position(args.pits, args.seeds)?,
+    };
+    let rules = args.rules.rules();
+    let game = Game::new(start.pits(), rules);
+    let numbering = if args.idu {
+        Numbering::FromZero
+    } else {
+        Numbering::FromOne
+    };
+    let line = Line::parse(&args.line, numbering)
+        .map_err(|e| CliError::Input(format!("invalid line \"{}\": {e}", args.line)))?;
+    let end = line
+        .replay(&game, start)
+        .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
+    if args.json {
+        let j = position_json(&end, rules)
+            .with("line", line.to_string())
+            .with("turns", line.turns.len());
+        println!("{}", j.render());
+        return Ok(());
+    }
+    println!("line: {line} ({} turns)", line.turns.len());
+    print!("{}", end.diagram());
+    println!("position: {end}");
+    match end.final_stores(rules) {
+        Some([s, n]) => println!(
+            "game over: South {s}, North {n}; final score {} for South",
+            signed(s as i32 - n as i32)
+        ),
+        None => println!(
+            "game not over: stores South {}, North {}; {} to move",
+            end.store(Side::South),
+            end.store(Side::North),
+            end.to_move()
+        ),
+    }
+    Ok(())
+}
+
+/// Arguments of `kalah perft`.
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// Houses a side (m).
+    #[arg(long, default_value_t = 6)]
+    pub pits: usize,
+    /// Seeds in each house at the start (n).
+    #[arg(long, default_value_t = 4)]
+    pub seeds: usize,
+    /// Deepest ply to count (each sowing is a ply, extra turns included).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=12))]
+    pub depth: u32,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Counts move sequences and distinct positions per depth.
+pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
+    let start = start_position(args.pits, args.seeds)?;
+    let rules = args.rules.rules();
+    let game = Game::new(start.pits(), rules);
+    let t = Instant::now();
+    let counts = perft(&game, start, args.depth as usize);
+    let secs = t.elapsed().as_secs_f64();
+    if args.json {
+        let rows: Vec<Json> = counts
+            .iter()
+            .map(|c| {
+                Json::object()
+                    .with("depth", c.depth)
+                    .with("sequences", c.sequences)
+                    .with("distinct", c.distinct)
+            })
+            .collect();
+        let j = Json::object()
+            .with("pits", args.pits)
+            .with("seeds", args.seeds)
+            .with("rules", rules.slug())
+            .with("depths", Json::Array(rows))
+            .with("seconds", secs);
+        println!("{}", j.render());
+        return Ok(());
+    }
+    println!("perft Kalah({},{}), {rules}", args.pits, args.seeds);
+    println!("{:>5} {:>14} {:>14}", "depth", "sequences", "distinct");
+    for c in &counts {
+        println!("{:>5} {:>14} {:>14}", c.depth, c.sequences, c.distinct);
+    }
+    println!("({secs:.2} s)");
+    Ok(())
+}

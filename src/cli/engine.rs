@@ -1,0 +1,163 @@
+//! Setting up the engine for a command: endgame tables (opened, or built
+//! when missing) and a solver, from the flags every solving command shares.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use clap::Args;
+use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::table::{Check, Tables};
+use kalah_solver::{Game, Probe, Rules};
+
+use super::common::CliError;
+use crate::cli_tables::{self, BuildArgs};
+use crate::interrupt;
+
+/// Where the endgame tables are and how many seeds they cover.
+#[derive(Args, Clone, Debug)]
+pub struct TableArgs {
+    /// Directory of the endgame tables.
+    #[arg(long, default_value = "tables")]
+    pub tables: PathBuf,
+    /// Use tables of boards with up to K seeds (built if missing). Default:
+    /// as many as fit in about 250 MB, and fewer than the game's seeds.
+    #[arg(long, value_name = "K")]
+    pub table_seeds: Option<u32>,
+    /// Search without endgame tables.
+    #[arg(long)]
+    pub no_tables: bool,
+}
+
+/// How the search runs; the switches exist to measure each enhancement.
+#[derive(Args, Clone, Debug)]
+pub struct SearchArgs {
+    /// Search threads (lazy SMP over one shared transposition table).
+    #[arg(long, default_value_t = default_threads())]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Turn off move ordering (houses are tried left to right).
+    #[arg(long)]
+    pub no_ordering: bool,
+    /// Turn off trying the transposition table's best move first.
+    #[arg(long)]
+    pub no_tt_move: bool,
+    /// Turn off the enhanced transposition cut-off.
+    #[arg(long)]
+    pub no_etc: bool,
+    /// Turn off futility cut-offs from the seed bounds.
+    #[arg(long)]
+    pub no_futility: bool,
+}
+
+fn default_threads() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl SearchArgs {
+    /// The search configuration these flags give.
+    pub fn config(&self) -> SearchConfig {
+        SearchConfig {
+            tt_mb: self.tt_mb.max(1),
+            threads: self.threads.max(1),
+            tt_move: !self.no_tt_move,
+            ordering: !self.no_ordering,
+            etc: !self.no_etc,
+            futility: !self.no_futility,
+            ..SearchConfig::default()
+        }
+    }
+}
+
+/// Default table size: the largest K whose tiers 0..=K hold at most about
+/// 250 M boards (one byte each), and below the game's total seeds (a table
+/// of the whole game would make the search trivial only by moving the work
+/// into the build).
+pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
+    let index = kalah_solver::Index::new(pits);
+    let mut k = 0;
+    while k + 1 < total_seeds && index.boards_up_to(k + 1) <= 250_000_000 {
+        k += 1;
+    }
+    k
+}
+
+/// Opens the tables for `pits` and `rules`, building the missing tiers
+/// first (with progress bars) when `build` is set. `None` with
+/// `--no-tables` or a table size of 0.
+///
+/// # Errors
+/// A build that fails or is interrupted, or (without `build`) missing or
+/// unusable tables.
+pub fn prepare_tables(
+    args: &TableArgs,
+    pits: usize,
+    rules: Rules,
+    total_seeds: u32,
+    build: bool,
+) -> Result<Option<Arc<Tables>>, CliError> {
+    if args.no_tables {
+        return Ok(None);
+    }
+    let k = args
+        .table_seeds
+        .unwrap_or_else(|| default_table_seeds(pits, total_seeds));
+    if k == 0 {
+        return Ok(None);
+    }
+    if build {
+        let have = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Quick)
+            .map(|t| t.max_seeds())
+            .ok();
+        if have != Some(k) {
+            let b = BuildArgs {
+                pits,
+                max_seeds: k,
+                empty_capture: rules.capture == kalah_solver::CaptureRule::Empty,
+                end: rules.end,
+                tables: args.tables.clone(),
+                threads: 0,
+            };
+            eprintln!(
+                "building the missing endgame tables ({pits} houses, up to {k} seeds) in {}",
+                args.tables.display()
+            );
+            cli_tables::build_command(&b).map_err(CliError::Failure)?;
+        }
+    }
+    let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full).map_err(|e| {
+        CliError::Failure(format!(
+            "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
+            args.tables.display()
+        ))
+    })?;
+    Ok(Some(Arc::new(tables)))
+}
+
+/// A solver for `game`, probing `tables` when given, stopped by Ctrl-C.
+///
+/// # Errors
+/// When the search threads cannot be started.
+pub fn make_solver(
+    game: Game,
+    search: &SearchArgs,
+    tables: Option<Arc<Tables>>,
+) -> Result<Solver, CliError> {
+    let probe = tables.map(|t| t as Arc<dyn Probe>);
+    let solver = Solver::new(game, search.config(), probe)
+        .map_err(|e| CliError::Failure(format!("cannot start the solver: {e}")))?;
+    // Ctrl-C sets the process flag; forward it to the solver's own.
+    let stop = solver.stop_flag();
+    thread::spawn(move || loop {
+        if interrupt::requested() {
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        thread::sleep(Duration::from_millis(50));
+    });
+    Ok(solver)
+}

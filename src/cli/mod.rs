@@ -1,0 +1,9 @@
+//! The command-line interface: argument types and one module per command
+//! group. Commands parse, call the engine, and print; no game logic here.
+
+pub mod common;
+pub mod core_cmds;
+pub mod engine;
+pub mod solve;
+
+pub use common::{CliError, RulesArgs};

@@ -1,0 +1,200 @@
+//! `kalah solve`: the exact value of Kalah(m,n) from the start, the best
+//! first turn, a perfect game, and optionally every first turn and the pie
+//! rule.
+
+use std::time::Instant;
+
+use clap::Args;
+use kalah_solver::search::{Analysis, TurnAnalysis};
+use kalah_solver::{Game, Line};
+
+use super::common::{signed, start_position, CliError, RulesArgs};
+use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
+use crate::json::Json;
+
+/// Arguments of `kalah solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Houses a side (m).
+    #[arg(long, default_value_t = 6)]
+    pub pits: usize,
+    /// Seeds in each house at the start (n).
+    #[arg(long, default_value_t = 4)]
+    pub seeds: usize,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub tables: TableArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Also give the value of every first turn.
+    #[arg(long)]
+    pub all_moves: bool,
+    /// Also give the pie-rule value: North may swap sides after South's
+    /// first turn (implies solving every first turn).
+    #[arg(long)]
+    pub pie: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `solve` found, for printing.
+pub struct SolveReport {
+    pub analysis: Analysis,
+    pub turns: Option<TurnAnalysis>,
+    pub table_seeds: Option<u32>,
+    pub build_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+/// "3.6": a turn in RULES.md notation.
+pub fn turn_text(houses: &[usize]) -> String {
+    Line {
+        turns: vec![houses.to_vec()],
+    }
+    .to_string()
+}
+
+/// Solves Kalah(pits, seeds) under the flags' rules: the shared core of
+/// `solve` and `reproduce`.
+///
+/// # Errors
+/// Bad sizes, a table build that fails, or an interruption.
+pub fn solve_start(
+    pits: usize,
+    seeds: usize,
+    rules: &RulesArgs,
+    tables: &TableArgs,
+    search: &SearchArgs,
+    with_turns: bool,
+) -> Result<SolveReport, CliError> {
+    let start = start_position(pits, seeds)?;
+    let rules = rules.rules();
+    let t0 = Instant::now();
+    let tables = prepare_tables(tables, pits, rules, start.total_seeds(), true)?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let table_seeds = tables.as_ref().map(|t| kalah_solver::Probe::max_seeds(&**t));
+    let solver = make_solver(Game::new(pits, rules), search, tables)?;
+    let t1 = Instant::now();
+    let interrupted = |_| CliError::Failure("interrupted".to_string());
+    let turns = if with_turns {
+        Some(solver.analyse_turns(&start).map_err(interrupted)?)
+    } else {
+        None
+    };
+    let analysis = solver.analyse(&start).map_err(interrupted)?;
+    let mut analysis = analysis;
+    analysis.stats = solver.stats();
+    Ok(SolveReport {
+        analysis,
+        turns,
+        table_seeds,
+        build_seconds,
+        solve_seconds: t1.elapsed().as_secs_f64(),
+    })
+}
+
+/// Solves and prints.
+pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
+    let with_turns = args.all_moves || args.pie;
+    let r = solve_start(
+        args.pits,
+        args.seeds,
+        &args.rules,
+        &args.tables,
+        &args.search,
+        with_turns,
+    )?;
+    let rules = args.rules.rules();
+    let a = &r.analysis;
+    let value = a.value;
+    let result = match value.signum() {
+        1 => "first player wins",
+        0 => "draw",
+        _ => "second player wins",
+    };
+    let pv = a.pv_line();
+    let best_turn: Vec<usize> = pv.turns.first().cloned().unwrap_or_default();
+    let stats = &a.stats;
+    if args.json {
+        let mut j = Json::object()
+            .with("pits", args.pits)
+            .with("seeds", args.seeds)
+            .with("rules", rules.slug())
+            .with("value", value)
+            .with("result", result)
+            .with("best_turn", best_turn.clone())
+            .with("pv", pv.to_string())
+            .with("nodes", stats.nodes)
+            .with("nodes_per_second", stats.nodes_per_second())
+            .with("table_seeds", r.table_seeds)
+            .with("build_seconds", r.build_seconds)
+            .with("solve_seconds", r.solve_seconds)
+            .with("threads", args.search.threads);
+        if let Some(t) = &r.turns {
+            let turns: Vec<Json> = t
+                .turns
+                .iter()
+                .map(|tv| {
+                    Json::object()
+                        .with("turn", tv.houses.clone())
+                        .with("value", tv.value)
+                })
+                .collect();
+            j = j.with("turns", Json::Array(turns));
+            if args.pie {
+                let fairest: Vec<Json> =
+                    t.pie.fairest.iter().map(|h| Json::from(h.clone())).collect();
+                j = j.with(
+                    "pie",
+                    Json::object()
+                        .with("value", t.pie.value)
+                        .with("fairest", Json::Array(fairest)),
+                );
+            }
+        }
+        println!("{}", j.render());
+        return Ok(());
+    }
+    println!("Kalah({},{}), {rules}", args.pits, args.seeds);
+    match r.table_seeds {
+        Some(k) => println!(
+            "endgame tables: boards with up to {k} seeds, from {} ({:.2} s to open or build)",
+            args.tables.tables.display(),
+            r.build_seconds
+        ),
+        None => println!("endgame tables: none"),
+    }
+    println!("value: {} ({result})", signed(value));
+    println!("best first turn: {}", turn_text(&best_turn));
+    if let Some(t) = &r.turns {
+        if args.all_moves {
+            println!("first turns (value for South):");
+            for tv in &t.turns {
+                println!("  {:<12} {:>4}", turn_text(&tv.houses), signed(tv.value));
+            }
+        }
+        if args.pie {
+            let fairest: Vec<String> = t.pie.fairest.iter().map(|h| turn_text(h)).collect();
+            println!(
+                "pie rule (North may swap after South's first turn): {} for South; fairest opening: {}",
+                signed(t.pie.value),
+                fairest.join(", ")
+            );
+        }
+    }
+    println!("principal variation: {pv}");
+    println!(
+        "nodes: {}  ({:.2} M nodes/s, {} probe hits)",
+        stats.nodes,
+        stats.nodes_per_second() / 1e6,
+        stats.probe_hits
+    );
+    println!(
+        "time: {:.2} s solving, {:.2} s total",
+        r.solve_seconds,
+        r.solve_seconds + r.build_seconds
+    );
+    Ok(())
+}
