@@ -1,4 +1,4 @@
-//! The `build-tables` and `verify-tables` subcommands: argument parsing,
+//! The `build` and `verify` (tables) subcommands: argument parsing,
 //! progress bars and summaries around [`kalah_solver::table`].
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -7,19 +7,13 @@ use kalah_solver::table::{
 };
 use kalah_solver::{CaptureRule, EndRule, Rules};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
-
-/// The stop flag the builder checks between chunks. A signal handler (not
-/// installed here) may set it; the build then stops cleanly, keeping every
-/// complete tier, and a rerun resumes.
-pub static STOP: AtomicBool = AtomicBool::new(false);
 
 fn parse_end(s: &str) -> Result<EndRule, String> {
     s.parse()
 }
 
-/// Arguments of `kalah build-tables`.
+/// Arguments of `kalah build`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BuildArgs {
     /// Houses a side.
@@ -42,7 +36,7 @@ pub struct BuildArgs {
     pub threads: usize,
 }
 
-/// Arguments of `kalah verify-tables`.
+/// Arguments of `kalah verify`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct VerifyArgs {
     /// Houses a side.
@@ -127,8 +121,9 @@ impl Progress for Bars {
     }
 }
 
-/// `kalah build-tables`: builds or completes the tables, printing a bar per
-/// tier and a summary.
+/// `kalah build`: builds or completes the tables, printing a bar per tier
+/// and a summary. Ctrl-C ([`crate::interrupt`]) stops it between chunks,
+/// keeping every complete tier; a rerun resumes.
 pub fn build_command(args: &BuildArgs) -> Result<(), String> {
     let config = BuildConfig {
         pits: args.pits,
@@ -146,7 +141,8 @@ pub fn build_command(args: &BuildArgs) -> Result<(), String> {
     let bars = Bars {
         bar: Mutex::new(None),
     };
-    let report = build_tables(&args.tables, &config, &bars, &STOP).map_err(|e| e.to_string())?;
+    let report = build_tables(&args.tables, &config, &bars, crate::interrupt::flag())
+        .map_err(|e| e.to_string())?;
     let kept = report.tiers.iter().filter(|t| t.reused).count();
     println!(
         "done: {} tiers ({} kept), {} boards built in {:.2} s ({:.1} M boards/s), {:.1} MB of tables",
@@ -160,7 +156,7 @@ pub fn build_command(args: &BuildArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `kalah verify-tables`: checksums, the one-step recurrence and plain
+/// `kalah verify`: checksums, the one-step recurrence and plain
 /// search; fails with the first problem.
 pub fn verify_command(args: &VerifyArgs) -> Result<(), String> {
     let config = VerifyConfig {

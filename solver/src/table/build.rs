@@ -165,7 +165,7 @@ pub fn build_tables(
         }
         reusing = false;
         progress.tier_started(k, size);
-        let lower_values: Vec<&[u8]> = lower.iter().map(|t| t.as_slice()).collect();
+        let lower_values: Vec<&[AtomicI8]> = lower.iter_mut().map(|t| t.atomics()).collect();
         let values =
             pool.install(|| solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop));
         let values = match values {
@@ -230,23 +230,24 @@ fn write_tier(
     Ok(())
 }
 
-/// Solves one tier.
-struct TierSolver<'a> {
+/// Solves one tier of `M` pits a side.
+struct TierSolver<'a, const M: usize> {
     game: &'a Game,
     ranker: &'a Ranker,
     tier: u32,
     /// `lower[t]`: the values of tier `t < tier`.
-    lower: &'a [&'a [u8]],
+    lower: &'a [&'a [AtomicI8]],
     cur: &'a [AtomicI8],
 }
 
 /// All values of tier `k`, or `None` if stopped.
+#[allow(clippy::too_many_arguments)]
 fn solve_tier(
     game: &Game,
     ranker: &Ranker,
     index: &Index,
     k: u32,
-    lower: &[&[u8]],
+    lower: &[&[AtomicI8]],
     progress: &dyn Progress,
     stop: &AtomicBool,
 ) -> Option<std::io::Result<HugeBuf>> {
@@ -255,30 +256,50 @@ fn solve_tier(
         Ok(b) => b,
         Err(e) => return Some(Err(e)),
     };
-    let solver = TierSolver {
-        game,
-        ranker,
-        tier: k,
-        lower,
-        cur: buf.atomics(),
-    };
-    let chunks = size.div_ceil(CHUNK);
-    (0..chunks).into_par_iter().for_each(|c| {
-        if stop.load(Relaxed) {
-            return;
-        }
-        let lo = c * CHUNK;
-        let hi = (lo + CHUNK).min(size);
-        solver.solve_range(index, lo, hi);
-        progress.advanced((hi - lo) as u64);
-    });
+    let cur = buf.atomics();
+    macro_rules! run {
+        ($m:literal) => {
+            TierSolver::<$m> {
+                game,
+                ranker,
+                tier: k,
+                lower,
+                cur,
+            }
+            .solve_all(index, progress, stop)
+        };
+    }
+    match game.pits() {
+        1 => run!(1),
+        2 => run!(2),
+        3 => run!(3),
+        4 => run!(4),
+        5 => run!(5),
+        6 => run!(6),
+        7 => run!(7),
+        _ => run!(8),
+    }
     if stop.load(Relaxed) {
         return None;
     }
     Some(Ok(buf))
 }
 
-impl TierSolver<'_> {
+impl<'a, const M: usize> TierSolver<'a, M> {
+    fn solve_all(&self, index: &Index, progress: &dyn Progress, stop: &AtomicBool) {
+        let size = self.cur.len();
+        let chunks = size.div_ceil(CHUNK);
+        (0..chunks).into_par_iter().for_each(|c| {
+            if stop.load(Relaxed) {
+                return;
+            }
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(size);
+            self.solve_range(index, lo, hi);
+            progress.advanced((hi - lo) as u64);
+        });
+    }
+
     /// Solves the boards of ranks `lo..hi`, [`BLOCK`] at a time: every
     /// child of the block is expanded and its entry prefetched before any
     /// value is read.
@@ -318,43 +339,30 @@ impl TierSolver<'_> {
     }
 
     /// Writes the children of the unfinished board `b` to `out`, prefetching
-    /// the entries they will read; returns how many.
+    /// their entries; returns how many. Finished children are looked up like
+    /// the others (every board of a tier has its entry).
     #[inline]
-    fn expand(&self, b: Board, out: &mut [Kid]) -> usize {
+    fn expand(&self, b: Board, out: &mut [Kid<'a>]) -> usize {
         let mut n = 0;
         let mut moves = self.game.moves(b);
         while moves != 0 {
             let house = moves.trailing_zeros() as usize;
             moves &= moves - 1;
             let s = self.game.sow(b, house);
-            let sign = if s.extra_turn { 1 } else { -1 };
-            let kid = match self.game.terminal_value(s.board) {
-                Some(v) => Kid {
-                    board: s.board,
-                    rank: 0,
-                    tier: TERMINAL,
-                    base: s.gain as i32 + sign * v,
-                    sign: 0,
-                },
-                None => {
-                    let t = self.tier - s.gain as u32;
-                    let rank = self.ranker.rank(s.board) as usize;
-                    let p = if t < self.tier {
-                        self.lower[t as usize].as_ptr()
-                    } else {
-                        self.cur.as_ptr() as *const u8
-                    };
-                    prefetch(p.wrapping_add(rank));
-                    Kid {
-                        board: s.board,
-                        rank,
-                        tier: t,
-                        base: s.gain as i32,
-                        sign,
-                    }
-                }
+            let t = self.tier - s.gain as u32;
+            let cells = if t < self.tier {
+                self.lower[t as usize]
+            } else {
+                self.cur
             };
-            out[n] = kid;
+            let cell = &cells[self.ranker.rank_of::<M>(s.board) as usize];
+            prefetch(cell as *const AtomicI8 as *const u8);
+            out[n] = Kid {
+                board: s.board,
+                cell,
+                base: s.gain as i32,
+                sign: if s.extra_turn { 1 } else { -1 },
+            };
             n += 1;
         }
         n
@@ -365,20 +373,17 @@ impl TierSolver<'_> {
     fn resolve(&self, kids: &[Kid]) -> i32 {
         let mut best = i32::MIN;
         for k in kids {
-            let v = if k.tier == TERMINAL {
-                k.base
-            } else if k.tier < self.tier {
-                k.base + k.sign * (self.lower[k.tier as usize][k.rank] as i8 as i32)
-            } else {
-                let mut cv = self.cur[k.rank].load(Relaxed);
-                if cv == UNKNOWN {
-                    let v = self.solve_board(k.board);
-                    cv = v as i8;
-                    self.cur[k.rank].store(cv, Relaxed);
-                }
-                k.base + k.sign * cv as i32
-            };
-            best = best.max(v);
+            let mut cv = k.cell.load(Relaxed);
+            if cv == UNKNOWN {
+                // Only a board of this tier not solved yet (no stored value
+                // is UNKNOWN).
+                cv = match self.game.terminal_value(k.board) {
+                    Some(v) => v as i8,
+                    None => self.solve_board(k.board) as i8,
+                };
+                k.cell.store(cv, Relaxed);
+            }
+            best = best.max(k.base + k.sign * cv as i32);
         }
         best
     }
@@ -394,18 +399,27 @@ impl TierSolver<'_> {
 /// Boards whose children are expanded together.
 const BLOCK: usize = 64;
 
-/// `Kid::tier` of a finished child.
-const TERMINAL: u32 = u32::MAX;
+static ZERO: AtomicI8 = AtomicI8::new(0);
 
-/// A child: its value is `base` for a finished child, else
-/// `base + sign * V(child)` with `V` read at `(tier, rank)`.
-#[derive(Clone, Copy, Default)]
-struct Kid {
+/// A child: its value for the parent is `base + sign * V(child)`, with
+/// `V(child)` in `cell`.
+#[derive(Clone, Copy)]
+struct Kid<'a> {
     board: Board,
-    rank: usize,
-    tier: u32,
+    cell: &'a AtomicI8,
     base: i32,
     sign: i32,
+}
+
+impl Default for Kid<'_> {
+    fn default() -> Self {
+        Kid {
+            board: Board::EMPTY,
+            cell: &ZERO,
+            base: 0,
+            sign: 0,
+        }
+    }
 }
 
 /// Asks for the cache line of `p` (a hint: no effect on results).

@@ -14,8 +14,8 @@ const ROW: usize = MAX_SEEDS + 1;
 #[derive(Clone)]
 pub struct Ranker {
     pits: usize,
-    /// `table[j * 256 + s] = C(s + j, j + 1)`, saturated, for parts `j < 2m - 1`.
-    table: Vec<u64>,
+    /// `table[j][s] = C(s + j, j + 1)`, saturated, for parts `j < 2m - 1`.
+    table: Box<[[u64; ROW]; 2 * MAX_PITS - 1]>,
 }
 
 impl std::fmt::Debug for Ranker {
@@ -29,12 +29,11 @@ impl Ranker {
     /// If `pits` is 0 or more than [`MAX_PITS`].
     pub fn new(pits: usize) -> Ranker {
         assert!((1..=MAX_PITS).contains(&pits), "pits must be 1..=8");
-        let parts = 2 * pits - 1;
-        let mut table = vec![0u64; parts * ROW];
-        for j in 0..parts {
-            for s in 0..ROW {
+        let mut table = Box::new([[0u64; ROW]; 2 * MAX_PITS - 1]);
+        for (j, row) in table.iter_mut().enumerate() {
+            for (s, cell) in row.iter_mut().enumerate() {
                 let c = binomial((s + j) as u64, (j + 1) as u64);
-                table[j * ROW + s] = u64::try_from(c).unwrap_or(u64::MAX);
+                *cell = u64::try_from(c).unwrap_or(u64::MAX);
             }
         }
         Ranker { pits, table }
@@ -48,20 +47,35 @@ impl Ranker {
     /// The rank of `board` in its tier, equal to [`Index::rank`].
     #[inline]
     pub fn rank(&self, board: Board) -> u64 {
+        match self.pits {
+            1 => self.rank_of::<1>(board),
+            2 => self.rank_of::<2>(board),
+            3 => self.rank_of::<3>(board),
+            4 => self.rank_of::<4>(board),
+            5 => self.rank_of::<5>(board),
+            6 => self.rank_of::<6>(board),
+            7 => self.rank_of::<7>(board),
+            _ => self.rank_of::<8>(board),
+        }
+    }
+
+    /// [`Ranker::rank`] for a ranker of `M` pits (`M` must be
+    /// [`Ranker::pits`]; other values give other numbers, never a panic).
+    #[inline(always)]
+    pub fn rank_of<const M: usize>(&self, board: Board) -> u64 {
         let bits = board.packed();
         let own = (bits as u64).wrapping_mul(LOW_BYTES);
         let total_own = own >> 56;
         let opp = ((bits >> 64) as u64)
             .wrapping_mul(LOW_BYTES)
             .wrapping_add(total_own.wrapping_mul(LOW_BYTES));
-        let m = self.pits;
-        let t = &self.table[..(2 * m - 1) * ROW];
+        let t = &*self.table;
         let mut r = 0u64;
-        for j in 0..m {
-            r = r.wrapping_add(t[j * ROW + ((own >> (8 * j)) & 0xFF) as usize]);
+        for j in 0..M {
+            r = r.wrapping_add(t[j][((own >> (8 * j)) & 0xFF) as usize]);
         }
-        for j in 0..m - 1 {
-            r = r.wrapping_add(t[(m + j) * ROW + ((opp >> (8 * j)) & 0xFF) as usize]);
+        for j in 0..M - 1 {
+            r = r.wrapping_add(t[M + j][((opp >> (8 * j)) & 0xFF) as usize]);
         }
         r
     }

@@ -1,0 +1,490 @@
+//! Endgame tables against an independent memoized negamax, determinism over
+//! thread counts, every kind of damaged file, and interrupted builds.
+
+use kalah_solver::table::{
+    build_tables, file_name, verify_tables, BuildConfig, Check, Progress, TableError, Tables,
+    TierTable, VerifyConfig,
+};
+use kalah_solver::{Board, CaptureRule, EndRule, Game, Index, Probe, Rules};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// A fresh, empty directory under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "kalah-tables-test-{}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        name
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn build(dir: &Path, pits: usize, rules: Rules, k: u32, threads: usize) {
+    let cfg = BuildConfig {
+        pits,
+        rules,
+        max_seeds: k,
+        threads,
+    };
+    build_tables(dir, &cfg, &(), &AtomicBool::new(false)).unwrap();
+}
+
+/// Plain negamax with a memo, written here independently of the builder.
+fn negamax(game: &Game, b: Board, memo: &mut HashMap<Board, i32>) -> i32 {
+    if let Some(v) = game.terminal_value(b) {
+        return v;
+    }
+    if let Some(&v) = memo.get(&b) {
+        return v;
+    }
+    let mut best = i32::MIN;
+    for h in 0..game.pits() {
+        if b.own_house(h) == 0 {
+            continue;
+        }
+        let s = game.sow(b, h);
+        let c = negamax(game, s.board, memo);
+        best = best.max(s.gain as i32 + if s.extra_turn { c } else { -c });
+    }
+    memo.insert(b, best);
+    best
+}
+
+/// Every board of every tier `0..=k` has the negamax value, through
+/// `Tables::probe`.
+fn check_all_against_negamax(pits: usize, rules: Rules, k: u32) {
+    let dir = temp_dir(&format!("neg-m{pits}-{}", rules.slug()));
+    build(&dir, pits, rules, k, 2);
+    let tables = Tables::open(&dir, pits, rules).unwrap();
+    assert_eq!(tables.max_seeds(), k);
+    let game = Game::new(pits, rules);
+    let index = Index::new(pits);
+    let mut memo = HashMap::new();
+    let mut checked = 0u64;
+    for t in 0..=k {
+        for b in index.tier_from(t, 0) {
+            let want = negamax(&game, b, &mut memo);
+            assert_eq!(
+                tables.probe(b),
+                Some(want),
+                "m={pits} {rules} board {b:?} tier {t}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked as u128, index.boards_up_to(k));
+    // One seed more is not answered.
+    let mut own = vec![0u8; pits];
+    own[0] = k as u8 + 1;
+    assert_eq!(tables.probe(Board::from_sides(&own, &vec![0; pits])), None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn m4_standard_and_empty_capture_match_negamax_to_10_seeds() {
+    check_all_against_negamax(4, Rules::STANDARD, 10);
+    check_all_against_negamax(4, Rules::EMPTY_CAPTURE, 10);
+}
+
+#[test]
+fn m6_standard_matches_negamax_to_10_seeds() {
+    check_all_against_negamax(6, Rules::STANDARD, 10);
+}
+
+#[test]
+fn m6_empty_capture_matches_negamax_to_10_seeds() {
+    check_all_against_negamax(6, Rules::EMPTY_CAPTURE, 10);
+}
+
+#[test]
+fn end_rule_variants_match_negamax() {
+    for capture in [CaptureRule::Standard, CaptureRule::Empty] {
+        for end in [EndRule::Delayed, EndRule::NoSweep] {
+            let rules = Rules { capture, end };
+            check_all_against_negamax(3, rules, 9);
+            check_all_against_negamax(4, rules, 8);
+        }
+    }
+}
+
+#[test]
+fn small_boards_match_reference_value() {
+    // Game::reference_value: the crate's own plain (memoryless) negamax.
+    let rules = Rules::EMPTY_CAPTURE;
+    let dir = temp_dir("reference");
+    build(&dir, 2, rules, 6, 1);
+    let tables = Tables::open(&dir, 2, rules).unwrap();
+    let game = Game::new(2, rules);
+    let index = Index::new(2);
+    for t in 0..=6 {
+        for b in index.tier_from(t, 0) {
+            assert_eq!(tables.probe(b), Some(game.reference_value(b)), "{b:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_and_two_threads_give_identical_files() {
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        let d1 = temp_dir("t1");
+        let d2 = temp_dir("t2");
+        build(&d1, 6, rules, 12, 1);
+        build(&d2, 6, rules, 12, 2);
+        for k in 0..=12 {
+            let name = file_name(6, rules, k);
+            let a = std::fs::read(d1.join(&name)).unwrap();
+            let b = std::fs::read(d2.join(&name)).unwrap();
+            assert!(a == b, "{name} differs between 1 and 2 threads");
+        }
+        std::fs::remove_dir_all(&d1).unwrap();
+        std::fs::remove_dir_all(&d2).unwrap();
+    }
+}
+
+/// Builds m=4 tables to 6 seeds and damages tier 5 with `damage`; the tier
+/// must then fail with `expect` from open, from probe and from verify.
+fn damaged(name: &str, damage: impl Fn(&Path, &Path), expect: impl Fn(&TableError) -> bool) {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir(name);
+    build(&dir, 4, rules, 6, 2);
+    let path = dir.join(file_name(4, rules, 5));
+    damage(&dir, &path);
+
+    let e = TierTable::open(&path, 4, rules, 5, Check::Full).unwrap_err();
+    assert!(expect(&e), "{name}: open gave {e}");
+    assert_eq!(e.path(), Some(path.as_path()));
+    assert!(e.to_string().contains(&*path.to_string_lossy()), "{e}");
+
+    let bytes = std::fs::read(&path).unwrap();
+    let e = TierTable::from_bytes(bytes, &path, 4, rules, 5, Check::Full).unwrap_err();
+    assert!(expect(&e), "{name}: from_bytes gave {e}");
+
+    let tables = Tables::open(&dir, 4, rules).unwrap();
+    let board = Board::from_sides(&[1, 1, 1, 1], &[0, 0, 0, 1]);
+    let e = tables.try_probe(board).unwrap_err();
+    assert!(expect(e), "{name}: probe gave {e}");
+    assert_eq!(tables.probe(board), None, "never a wrong value");
+    // Other tiers still answer.
+    let small = Board::from_sides(&[1, 0, 0, 0], &[0, 0, 0, 1]);
+    assert!(tables.probe(small).is_some());
+
+    let e = verify_tables(&dir, &VerifyConfig::new(4, rules)).unwrap_err();
+    assert!(expect(&e), "{name}: verify gave {e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn rewrite(path: &Path, f: impl Fn(&mut Vec<u8>)) {
+    let mut b = std::fs::read(path).unwrap();
+    f(&mut b);
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn truncated_file() {
+    damaged(
+        "trunc",
+        |_, p| rewrite(p, |b| b.truncate(b.len() - 100)),
+        |e| matches!(e, TableError::Truncated { .. }),
+    );
+}
+
+#[test]
+fn file_cut_inside_header() {
+    damaged(
+        "trunc-header",
+        |_, p| rewrite(p, |b| b.truncate(20)),
+        |e| matches!(e, TableError::Truncated { .. }),
+    );
+}
+
+#[test]
+fn flipped_value_byte() {
+    damaged(
+        "flip",
+        |_, p| rewrite(p, |b| b[64 + 17] ^= 0x04),
+        |e| matches!(e, TableError::BadChecksum { .. }),
+    );
+}
+
+#[test]
+fn missing_end_marker() {
+    damaged(
+        "unfinished",
+        |_, p| {
+            rewrite(p, |b| {
+                let n = b.len();
+                b[n - 1] = 0;
+            })
+        },
+        |e| matches!(e, TableError::Unfinished { .. }),
+    );
+}
+
+#[test]
+fn wrong_magic() {
+    damaged(
+        "magic",
+        |_, p| rewrite(p, |b| b[0] = b'X'),
+        |e| matches!(e, TableError::BadMagic { .. }),
+    );
+}
+
+#[test]
+fn wrong_version() {
+    damaged(
+        "version",
+        |_, p| rewrite(p, |b| b[8] = 9),
+        |e| matches!(e, TableError::BadVersion { found: 9, .. }),
+    );
+}
+
+#[test]
+fn file_of_the_other_rule_set() {
+    damaged(
+        "rules",
+        |dir, p| {
+            let other = temp_dir("rules-other");
+            build(&other, 4, Rules::EMPTY_CAPTURE, 5, 1);
+            std::fs::copy(other.join(file_name(4, Rules::EMPTY_CAPTURE, 5)), p).unwrap();
+            std::fs::remove_dir_all(&other).unwrap();
+            let _ = dir;
+        },
+        |e| {
+            matches!(e, TableError::WrongRules { expected, found: Some(f), .. }
+                if *expected == Rules::STANDARD && *f == Rules::EMPTY_CAPTURE)
+        },
+    );
+}
+
+#[test]
+fn file_of_another_tier_or_board() {
+    damaged(
+        "tier",
+        |dir, p| {
+            std::fs::copy(dir.join(file_name(4, Rules::STANDARD, 4)), p)
+                .map(|_| ())
+                .unwrap()
+        },
+        |e| {
+            matches!(
+                e,
+                TableError::WrongTier {
+                    expected: 5,
+                    found: 4,
+                    ..
+                }
+            )
+        },
+    );
+    damaged(
+        "pits",
+        |_, p| {
+            let other = temp_dir("pits-other");
+            build(&other, 3, Rules::STANDARD, 5, 1);
+            std::fs::copy(other.join(file_name(3, Rules::STANDARD, 5)), p).unwrap();
+            std::fs::remove_dir_all(&other).unwrap();
+        },
+        |e| {
+            matches!(
+                e,
+                TableError::WrongPits {
+                    expected: 4,
+                    found: 3,
+                    ..
+                }
+            )
+        },
+    );
+}
+
+#[test]
+fn a_wrong_value_with_a_valid_checksum_fails_verify() {
+    // Re-derivation catches what a checksum cannot: a file written wrong.
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("wrong-value");
+    build(&dir, 4, rules, 6, 2);
+    let path = dir.join(file_name(4, rules, 6));
+    let mut b = std::fs::read(&path).unwrap();
+    let n = b.len();
+    let values = &mut b[64..n - 16];
+    let r = values.len() / 3;
+    values[r] = (values[r] as i8 + 2) as u8;
+    let body = n - 16;
+    let sum = kalah_solver::table::format::xxh64(&b[..body]);
+    b[body..body + 8].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&path, &b).unwrap();
+    let mut cfg = VerifyConfig::new(4, rules);
+    cfg.sample = None;
+    let e = verify_tables(&dir, &cfg).unwrap_err();
+    // The entry itself, or a same-tier parent that reads it, disagrees.
+    assert!(
+        matches!(&e, TableError::WrongValue { path: p, .. } if *p == path),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Sets the stop flag when a given tier starts.
+struct StopAt<'a> {
+    tier: u32,
+    stop: &'a AtomicBool,
+}
+
+impl Progress for StopAt<'_> {
+    fn tier_started(&self, tier: u32, _boards: u64) {
+        if tier == self.tier {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+#[test]
+fn interrupted_build_resumes_and_verifies() {
+    let rules = Rules::EMPTY_CAPTURE;
+    let dir = temp_dir("resume");
+    let cfg = BuildConfig {
+        pits: 6,
+        rules,
+        max_seeds: 12,
+        threads: 2,
+    };
+    let stop = AtomicBool::new(false);
+    let e = build_tables(
+        &dir,
+        &cfg,
+        &StopAt {
+            tier: 9,
+            stop: &stop,
+        },
+        &stop,
+    )
+    .unwrap_err();
+    assert!(matches!(e, TableError::Stopped { tier: 9, .. }), "{e}");
+    // Tiers 0..=8 complete, nothing of tier 9 (no final file, no temp file).
+    for k in 0..=8 {
+        assert!(dir.join(file_name(6, rules, k)).is_file());
+    }
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+
+    // A leftover partial file of tier 9 and a damaged tier 8 are not trusted.
+    std::fs::write(dir.join(file_name(6, rules, 9)), b"KALAHTBL partial").unwrap();
+    rewrite(&dir.join(file_name(6, rules, 8)), |b| b[100] ^= 1);
+
+    let report = build_tables(&dir, &cfg, &(), &AtomicBool::new(false)).unwrap();
+    let reused: Vec<u32> = report
+        .tiers
+        .iter()
+        .filter(|t| t.reused)
+        .map(|t| t.tier)
+        .collect();
+    assert_eq!(reused, (0..=7).collect::<Vec<_>>());
+    assert_eq!(report.tiers.len(), 13);
+
+    let mut vcfg = VerifyConfig::new(6, rules);
+    vcfg.sample = None;
+    let v = verify_tables(&dir, &vcfg).unwrap();
+    assert_eq!(v.files, 13);
+    assert_eq!(v.rederived as u128, Index::new(6).boards_up_to(12));
+    assert!(v.searched > 0);
+
+    // Same bytes as an uninterrupted build.
+    let fresh = temp_dir("resume-fresh");
+    build(&fresh, 6, rules, 12, 1);
+    for k in 0..=12 {
+        let name = file_name(6, rules, k);
+        assert!(
+            std::fs::read(dir.join(&name)).unwrap() == std::fs::read(fresh.join(&name)).unwrap()
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&fresh).unwrap();
+}
+
+#[test]
+fn rerun_of_a_complete_build_keeps_everything() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("rerun");
+    build(&dir, 5, rules, 8, 2);
+    let cfg = BuildConfig {
+        pits: 5,
+        rules,
+        max_seeds: 9,
+        threads: 2,
+    };
+    let report = build_tables(&dir, &cfg, &(), &AtomicBool::new(false)).unwrap();
+    assert!(report.tiers[..9].iter().all(|t| t.reused));
+    assert!(!report.tiers[9].reused);
+    assert_eq!(report.built_boards as u128, Index::new(5).tier_size(9));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn open_errors() {
+    let dir = temp_dir("empty");
+    let e = Tables::open(&dir, 6, Rules::STANDARD).unwrap_err();
+    assert!(matches!(e, TableError::Missing { .. }), "{e}");
+    let e = verify_tables(&dir, &VerifyConfig::new(6, Rules::STANDARD)).unwrap_err();
+    assert!(matches!(e, TableError::Missing { .. }), "{e}");
+    let cfg = BuildConfig {
+        pits: 6,
+        rules: Rules::STANDARD,
+        max_seeds: 128,
+        threads: 1,
+    };
+    let e = build_tables(&dir, &cfg, &(), &AtomicBool::new(false)).unwrap_err();
+    assert!(matches!(e, TableError::Unsupported { .. }), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn garbage_never_panics() {
+    // Any prefix of a valid file, and random bytes, give an error.
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("garbage");
+    build(&dir, 3, rules, 4, 1);
+    let path = dir.join(file_name(3, rules, 4));
+    let good = std::fs::read(&path).unwrap();
+    for n in 0..good.len() {
+        assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Full).is_err());
+        assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Quick).is_err());
+    }
+    let mut x = 12345u64;
+    for _ in 0..200 {
+        let bytes: Vec<u8> = (0..good.len())
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert!(TierTable::from_bytes(bytes, &path, 3, rules, 4, Check::Quick).is_err());
+    }
+    assert!(TierTable::from_bytes(good, &path, 3, rules, 4, Check::Full).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Heavy: 6 pits to 16 seeds, every entry re-derived (about 30 M boards).
+#[test]
+#[ignore]
+fn m6_to_16_seeds_verifies_completely() {
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        let dir = temp_dir("heavy");
+        build(&dir, 6, rules, 16, 2);
+        let mut cfg = VerifyConfig::new(6, rules);
+        cfg.sample = None;
+        cfg.reference_sample = 20_000;
+        verify_tables(&dir, &cfg).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
