@@ -11,4 +11,3 @@ pub mod cli;
 pub mod interrupt;
 pub mod json;
 pub mod published;
-pub mod cli_tables;

@@ -7,8 +7,8 @@ use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::solve::{self, SolveArgs};
+use kalah::cli::tables::{self, BuildArgs, VerifyArgs};
 use kalah::cli::CliError;
-use kalah::cli_tables::{self, BuildArgs, VerifyArgs};
 
 /// Exact solver, endgame tables and position lookup for Kalah(m,n).
 ///
@@ -58,8 +58,8 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::solve(a),
         Command::Query(a) => query::query(a),
         Command::Play(a) => play::play(a),
-        Command::Build(a) => cli_tables::build_command(a).map_err(CliError::Failure),
-        Command::Verify(a) => cli_tables::verify_command(a).map_err(CliError::Failure),
+        Command::Build(a) => tables::build_command(a),
+        Command::Verify(a) => tables::verify_command(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

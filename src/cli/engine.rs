@@ -13,8 +13,9 @@ use kalah_solver::table::{Check, Tables};
 use kalah_solver::{Game, Probe, Rules};
 
 use super::common::CliError;
-use crate::cli_tables::{self, BuildArgs};
+use super::tables::build_with_progress;
 use crate::interrupt;
+use kalah_solver::table::BuildConfig;
 
 /// Where the endgame tables are and how many seeds they cover.
 #[derive(Args, Clone, Debug)]
@@ -114,19 +115,13 @@ pub fn prepare_tables(
             .map(|t| t.max_seeds())
             .ok();
         if have != Some(k) {
-            let b = BuildArgs {
+            let config = BuildConfig {
                 pits,
+                rules,
                 max_seeds: k,
-                empty_capture: rules.capture == kalah_solver::CaptureRule::Empty,
-                end: rules.end,
-                tables: args.tables.clone(),
                 threads: 0,
             };
-            eprintln!(
-                "building the missing endgame tables ({pits} houses, up to {k} seeds) in {}",
-                args.tables.display()
-            );
-            cli_tables::build_command(&b).map_err(CliError::Failure)?;
+            build_with_progress(&args.tables, &config)?;
         }
     }
     let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full).map_err(|e| {

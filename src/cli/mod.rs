@@ -7,5 +7,6 @@ pub mod engine;
 pub mod play;
 pub mod query;
 pub mod solve;
+pub mod tables;
 
 pub use common::{CliError, RulesArgs};

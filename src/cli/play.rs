@@ -85,7 +85,9 @@ fn read_input(text: &str, pits: usize) -> Input {
         "" => Input::Bad("type a house number".to_string()),
         _ => match t.parse::<i64>() {
             Ok(h) if (1..=pits as i64).contains(&h) => Input::House(h as usize),
-            Ok(h) => Input::Bad(format!("there is no house {h}: houses are numbered 1..{pits}")),
+            Ok(h) => Input::Bad(format!(
+                "there is no house {h}: houses are numbered 1..{pits}"
+            )),
             Err(_) => Input::Bad(format!("'{}' is not a house number", text.trim())),
         },
     }
@@ -136,16 +138,20 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
             };
             say(
                 &mut out,
-                &format!("game over: South {s}, North {n}: {verdict} ({})", signed(mine - theirs)),
+                &format!(
+                    "game over: South {s}, North {n}: {verdict} ({})",
+                    signed(mine - theirs)
+                ),
             )?;
             return Ok(());
         }
         let answer = oracle.answer(&pos)?;
         let mover = pos.to_move();
         if mover != human {
-            let house = *answer.best.first().ok_or_else(|| {
-                CliError::Failure(format!("no best move found in {pos}"))
-            })?;
+            let house = *answer
+                .best
+                .first()
+                .ok_or_else(|| CliError::Failure(format!("no best move found in {pos}")))?;
             pos.play(&game, house)
                 .map_err(|e| CliError::Failure(format!("program move {house}: {e}")))?;
             say(

@@ -124,7 +124,11 @@ impl Answer {
 
 /// The tables for these rules, if present. The reason they are not used
 /// is returned otherwise, for the output to say so.
-fn open_tables(args: &QueryArgs, pits: usize, rules: Rules) -> (Option<Arc<Tables>>, Option<String>) {
+fn open_tables(
+    args: &QueryArgs,
+    pits: usize,
+    rules: Rules,
+) -> (Option<Arc<Tables>>, Option<String>) {
     if args.no_tables {
         return (None, None);
     }
@@ -146,7 +150,12 @@ fn open_tables(args: &QueryArgs, pits: usize, rules: Rules) -> (Option<Arc<Table
 
 /// Answers from the tables alone; `None` when the position is outside them
 /// (or its tier file is unusable: then the search answers).
-pub(crate) fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> Option<Answer> {
+pub(crate) fn from_tables(
+    tables: &Tables,
+    game: &Game,
+    pos: &Position,
+    with_pv: bool,
+) -> Option<Answer> {
     let t = Instant::now();
     let a = query::answer(tables, game, pos)?;
     let pv = if with_pv {
@@ -214,7 +223,10 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let (tables, note) = open_tables(args, pos.pits(), rules);
     let answer = match finished(&game, &pos) {
         Some(a) => a,
-        None => match tables.as_deref().and_then(|t| from_tables(t, &game, &pos, true)) {
+        None => match tables
+            .as_deref()
+            .and_then(|t| from_tables(t, &game, &pos, true))
+        {
             Some(a) => a,
             None => {
                 let solver = make_solver(game.clone(), &args.search, tables.clone())?;
@@ -376,10 +388,7 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
                 Outcome::Bad(msg) => {
                     bad += 1;
                     eprintln!("kalah: {msg}");
-                    Json::object()
-                        .with("line", *n)
-                        .with("error", msg)
-                        .render()
+                    Json::object().with("line", *n).with("error", msg).render()
                 }
             };
             writeln!(out, "{text}").map_err(|e| CliError::Failure(format!("writing: {e}")))?;

@@ -74,7 +74,9 @@ pub fn solve_start(
     let t0 = Instant::now();
     let tables = prepare_tables(tables, pits, rules, start.total_seeds(), true)?;
     let build_seconds = t0.elapsed().as_secs_f64();
-    let table_seeds = tables.as_ref().map(|t| kalah_solver::Probe::max_seeds(&**t));
+    let table_seeds = tables
+        .as_ref()
+        .map(|t| kalah_solver::Probe::max_seeds(&**t));
     let solver = make_solver(Game::new(pits, rules), search, tables)?;
     let t1 = Instant::now();
     let interrupted = |_| CliError::Failure("interrupted".to_string());
@@ -144,8 +146,12 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
                 .collect();
             j = j.with("turns", Json::Array(turns));
             if args.pie {
-                let fairest: Vec<Json> =
-                    t.pie.fairest.iter().map(|h| Json::from(h.clone())).collect();
+                let fairest: Vec<Json> = t
+                    .pie
+                    .fairest
+                    .iter()
+                    .map(|h| Json::from(h.clone()))
+                    .collect();
                 j = j.with(
                     "pie",
                     Json::object()
