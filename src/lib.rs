@@ -11,3 +11,4 @@ pub mod cli;
 pub mod interrupt;
 pub mod json;
 pub mod published;
+pub mod report;

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
+use kalah::cli::reproduce::{self, ReproduceArgs};
 use kalah::cli::solve::{self, SolveArgs};
 use kalah::cli::tables::{self, BuildArgs, VerifyArgs};
 use kalah::cli::CliError;
@@ -42,6 +43,9 @@ enum Command {
     Query(QueryArgs),
     /// Play a game in the terminal against perfect play.
     Play(PlayArgs),
+    /// Solve the published instances and print them beside the published
+    /// values; replay IDU's perfect games. Exit status 1 on any disagreement.
+    Reproduce(ReproduceArgs),
     /// Build endgame tables: every board with up to K seeds on the board.
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::solve(a),
         Command::Query(a) => query::query(a),
         Command::Play(a) => play::play(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Build(a) => tables::build_command(a),
         Command::Verify(a) => tables::verify_command(a),
     };

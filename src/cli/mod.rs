@@ -6,6 +6,7 @@ pub mod core_cmds;
 pub mod engine;
 pub mod play;
 pub mod query;
+pub mod reproduce;
 pub mod solve;
 pub mod tables;
 

@@ -1,0 +1,366 @@
+//! Reproduction reports: one row per solved instance beside what the
+//! literature says, rendered as text, Markdown, JSON and an SVG heat map.
+
+use std::fmt::Write;
+
+use crate::json::Json;
+use crate::published::{Claim, Outcome};
+
+/// How a computed value compares with the literature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The published value (or outcome) is what we computed.
+    Match,
+    /// It is not.
+    Mismatch,
+    /// Nothing is published for this instance.
+    Unpublished,
+}
+
+impl Status {
+    /// The mark printed in tables.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Status::Match => "ok",
+            Status::Mismatch => "MISMATCH",
+            Status::Unpublished => "-",
+        }
+    }
+}
+
+/// One solved instance.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub pits: usize,
+    pub seeds: usize,
+    pub empty_capture: bool,
+    /// The first player's final store difference, as computed.
+    pub value: i32,
+    pub claim: Option<Claim>,
+    pub seconds: f64,
+    pub nodes: u64,
+    /// The pie-rule value for the first player, and the fairest openings
+    /// (RULES.md turn notation), when asked for.
+    pub pie: Option<(i32, Vec<String>)>,
+    /// A best first turn.
+    pub best_turn: String,
+}
+
+impl Row {
+    /// Compares the value with the claim.
+    pub fn status(&self) -> Status {
+        match &self.claim {
+            None => Status::Unpublished,
+            Some(c) => {
+                let ok = match (c.value, c.outcome) {
+                    (Some(v), _) => v == self.value,
+                    (None, Some(o)) => o == Outcome::of(self.value),
+                    (None, None) => true,
+                };
+                if ok {
+                    Status::Match
+                } else {
+                    Status::Mismatch
+                }
+            }
+        }
+    }
+
+    /// "EC" or "STD".
+    pub fn rule_name(&self) -> &'static str {
+        if self.empty_capture {
+            "EC"
+        } else {
+            "STD"
+        }
+    }
+
+    /// The published value or outcome as printed, "-" if none.
+    pub fn published_text(&self) -> String {
+        match &self.claim {
+            Some(Claim { value: Some(v), .. }) => signed(*v),
+            Some(Claim {
+                outcome: Some(o), ..
+            }) => o.letter().to_string(),
+            _ => "-".to_string(),
+        }
+    }
+
+    fn source(&self) -> &str {
+        self.claim.as_ref().map_or("-", |c| c.source)
+    }
+
+    /// The JSON object of the row.
+    pub fn json(&self) -> Json {
+        let mut j = Json::object()
+            .with("pits", self.pits)
+            .with("seeds", self.seeds)
+            .with("rules", if self.empty_capture { "ec" } else { "std" })
+            .with("value", self.value)
+            .with("published", self.claim.as_ref().and_then(|c| c.value))
+            .with(
+                "published_outcome",
+                self.claim
+                    .as_ref()
+                    .and_then(|c| c.implied_outcome())
+                    .map(|o| o.letter().to_string()),
+            )
+            .with("source", self.claim.as_ref().map(|c| c.source.to_string()))
+            .with("status", self.status().mark())
+            .with("best_turn", self.best_turn.clone())
+            .with("seconds", self.seconds)
+            .with("nodes", self.nodes);
+        if let Some((v, fairest)) = &self.pie {
+            j = j.with("pie_value", *v).with("fairest", fairest.clone());
+        }
+        j
+    }
+}
+
+/// A replayed published perfect game.
+#[derive(Clone, Debug)]
+pub struct GameCheck {
+    pub pits: usize,
+    pub seeds: usize,
+    pub line: String,
+    pub published: i32,
+    /// The final score the replay reached, or why it failed.
+    pub reached: Result<i32, String>,
+}
+
+impl GameCheck {
+    pub fn ok(&self) -> bool {
+        self.reached.as_ref().is_ok_and(|&v| v == self.published)
+    }
+
+    pub fn json(&self) -> Json {
+        Json::object()
+            .with("pits", self.pits)
+            .with("seeds", self.seeds)
+            .with("line", self.line.clone())
+            .with("published", self.published)
+            .with("reached", self.reached.as_ref().ok().copied())
+            .with("error", self.reached.as_ref().err().cloned())
+            .with("ok", self.ok())
+    }
+}
+
+/// "+2", "0", "-4".
+pub fn signed(v: i32) -> String {
+    if v > 0 {
+        format!("+{v}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// The plain-text header and row, for streaming output.
+pub fn text_header(pie: bool) -> String {
+    let mut s = format!(
+        "{:>2} {:>2} {:<4} {:>5} {:>9}  {:<18} {:<8} {:<10}",
+        "m", "n", "rule", "ours", "published", "source", "check", "best turn"
+    );
+    if pie {
+        let _ = write!(s, " {:>4} {:<14}", "pie", "fairest");
+    }
+    let _ = write!(s, " {:>9} {:>14}", "seconds", "nodes");
+    s
+}
+
+pub fn text_row(r: &Row) -> String {
+    let mut s = format!(
+        "{:>2} {:>2} {:<4} {:>5} {:>9}  {:<18} {:<8} {:<10}",
+        r.pits,
+        r.seeds,
+        r.rule_name(),
+        signed(r.value),
+        r.published_text(),
+        r.source(),
+        r.status().mark(),
+        r.best_turn
+    );
+    if let Some((v, fairest)) = &r.pie {
+        let _ = write!(s, " {:>4} {:<14}", signed(*v), fairest.join(","));
+    }
+    let _ = write!(s, " {:>9.2} {:>14}", r.seconds, r.nodes);
+    s
+}
+
+/// The Markdown report: the instance table, then the replayed games.
+pub fn markdown(rows: &[Row], games: &[GameCheck]) -> String {
+    let pie = rows.iter().any(|r| r.pie.is_some());
+    let mut s = String::from("# Kalah: solved values beside the literature\n\n");
+    s.push_str(
+        "Values are the first player's final store difference under perfect play. \
+         EC = empty capture, STD = standard rule (RULES.md).\n\n",
+    );
+    s.push_str("| m | n | rule | ours | published | source | check | best first turn |");
+    if pie {
+        s.push_str(" pie value | fairest opening |");
+    }
+    s.push_str(" seconds | nodes |\n|---|---|---|---|---|---|---|---|");
+    if pie {
+        s.push_str("---|---|");
+    }
+    s.push_str("---|---|\n");
+    for r in rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.pits,
+            r.seeds,
+            r.rule_name(),
+            signed(r.value),
+            r.published_text(),
+            r.source(),
+            r.status().mark(),
+            r.best_turn
+        );
+        if let Some((v, fairest)) = &r.pie {
+            let _ = write!(s, " {} | {} |", signed(*v), fairest.join(", "));
+        } else if pie {
+            s.push_str(" | |");
+        }
+        let _ = writeln!(s, " {:.2} | {} |", r.seconds, r.nodes);
+    }
+    s.push_str("\n## IDU perfect games replayed (empty capture)\n\n");
+    s.push_str("| m(n) | published | reached | check | line |\n|---|---|---|---|---|\n");
+    for g in games {
+        let reached = match &g.reached {
+            Ok(v) => signed(*v),
+            Err(e) => format!("error: {e}"),
+        };
+        let _ = writeln!(
+            s,
+            "| {}({}) | {} | {} | {} | `{}` |",
+            g.pits,
+            g.seeds,
+            signed(g.published),
+            reached,
+            if g.ok() { "ok" } else { "MISMATCH" },
+            g.line
+        );
+    }
+    s
+}
+
+/// Escapes text for XML.
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Fill colour for a value: blue for first-player wins, red for losses,
+/// white for draws, deeper with the margin.
+fn colour(value: i32, scale: i32) -> String {
+    let t = (value.unsigned_abs() as f64 / scale.max(1) as f64).min(1.0);
+    let fade = |c: f64| (255.0 - (255.0 - c) * t).round() as u8;
+    let (r, g, b) = if value >= 0 {
+        (fade(33.0), fade(102.0), fade(172.0))
+    } else {
+        (fade(178.0), fade(24.0), fade(43.0))
+    };
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// An SVG heat map: one m-by-n grid per rule, each cell the computed value,
+/// a thick outline where it disagrees with the literature, grey where the
+/// instance was not solved.
+pub fn svg(rows: &[Row]) -> String {
+    let max_m = rows.iter().map(|r| r.pits).max().unwrap_or(1);
+    let max_n = rows.iter().map(|r| r.seeds).max().unwrap_or(1);
+    let scale = rows.iter().map(|r| r.value.abs()).max().unwrap_or(1);
+    let cell = 56;
+    let (left, top, gap) = (60, 70, 50);
+    let grid_w = cell * max_n;
+    let rules: Vec<bool> = [true, false]
+        .into_iter()
+        .filter(|ec| rows.iter().any(|r| r.empty_capture == *ec))
+        .collect();
+    let width = left + rules.len() * (grid_w + gap) + 20;
+    let height = top + cell * max_m + 60;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<title>Kalah(m,n): first player's final store difference under perfect play</title>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="24" font-size="16">Kalah(m,n) solved values (first player's margin)</text>"#
+    );
+    for (g, &ec) in rules.iter().enumerate() {
+        let x0 = left + g * (grid_w + gap);
+        let name = if ec { "empty capture" } else { "standard" };
+        let _ = writeln!(
+            s,
+            r#"<text x="{x0}" y="{}" font-size="14">{}</text>"#,
+            top - 28,
+            xml(name)
+        );
+        for n in 1..=max_n {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">n={n}</text>"#,
+                x0 + (n - 1) * cell + cell / 2,
+                top - 8
+            );
+        }
+        for m in 1..=max_m {
+            let y = top + (m - 1) * cell;
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" font-size="12" text-anchor="end">m={m}</text>"#,
+                x0 - 6,
+                y + cell / 2 + 4
+            );
+            for n in 1..=max_n {
+                let x = x0 + (n - 1) * cell;
+                let row = rows
+                    .iter()
+                    .find(|r| r.empty_capture == ec && r.pits == m && r.seeds == n);
+                let (fill, label, stroke, sw) = match row {
+                    None => ("#dddddd".to_string(), String::new(), "#999999", 1),
+                    Some(r) => {
+                        let bad = r.status() == Status::Mismatch;
+                        (
+                            colour(r.value, scale),
+                            signed(r.value),
+                            if bad { "#000000" } else { "#999999" },
+                            if bad { 4 } else { 1 },
+                        )
+                    }
+                };
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>"#
+                );
+                if !label.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        r#"<text x="{}" y="{}" font-size="14" text-anchor="middle">{}</text>"#,
+                        x + cell / 2,
+                        y + cell / 2 + 5,
+                        xml(&label)
+                    );
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="{}" font-size="11">blue: first player wins, red: loses, white: draw; outlined: disagrees with the literature; grey: not solved</text>"#,
+        height - 16
+    );
+    s.push_str("</svg>\n");
+    s
+}
