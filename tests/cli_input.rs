@@ -3,59 +3,15 @@
 
 use std::process::{Command, Output};
 
+mod common;
+use common::MALFORMED;
+
 fn kalah(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kalah"))
         .args(args)
         .output()
         .expect("run kalah")
 }
-
-/// (position text, a phrase the error must contain)
-const MALFORMED: &[(&str, &str)] = &[
-    ("", "empty position"),
-    ("   ", "empty position"),
-    (",,,", "two separators in a row"),
-    ("4 4 4 4 4 4 0 4 4 4 4 4 4 0", "side to move is missing"),
-    (
-        "4 4 4 4 4 4 0 4 4 4 4 4 4 0 X",
-        "token 15 'X' is not a side",
-    ),
-    ("4 4 4 4 4 4 0 4 4 4 4 4 4 0 East", "'East' is not a side"),
-    ("4 4 4 4 4 4 0 4 4 4 4 4 4 S", "13 counts is odd"),
-    ("4 4 4 -1 4 4 0 4 4 4 4 4 4 0 S", "token 4 '-1' is negative"),
-    (
-        "4 4 4 4 four 4 0 4 4 4 4 4 4 0 S",
-        "token 5 'four' is not a seed count",
-    ),
-    (
-        "4 4 4 4 4 4.5 0 4 4 4 4 4 4 0 S",
-        "token 6 '4.5' is not a seed count",
-    ),
-    (
-        "4 4 4 4 4 4 0 4 4 4 4 4 4 256 S",
-        "token 14 '256' is too large",
-    ),
-    (
-        "4 4 4 4 4 4 0 4 4 4 4 4 4 99999999999999999999 S",
-        "'99999999999999999999' is too large",
-    ),
-    ("4 4 S 4 4 4 0 4 4 4 4 4 4 0 S", "token 3 'S' is a side"),
-    ("4,,4,4,4,4,0,4,4,4,4,4,4,0,S", "token 2 is empty"),
-    ("1 S", "1 counts is odd"),
-    ("1 0 S", "2 counts is too few"),
-    ("S", "0 counts is too few"),
-    (
-        "1 1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 0 S",
-        "9 houses a side",
-    ),
-    ("200 0 0 0 100 0 0 0 S", "300 seeds in all"),
-    ("50 50 50 50 50 50 0 50 0 0 0 0 0 0 N", "350 seeds in all"),
-    ("4 4 4 4 4 4 0 4 4 4 4 4 4 0 S N", "token 15 'S' is a side"),
-    (
-        "4 4 4 4 4 4 0 4 4 4 4 4 4 0 s extra",
-        "'extra' is not a side",
-    ),
-];
 
 #[test]
 fn twenty_malformed_positions_each_get_a_specific_error_and_status_2() {

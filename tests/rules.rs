@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{random_board, Rng};
+use common::{model_sow, random_board, Rng};
 use kalah::{CaptureRule, EndRule, Game, Index, MoveError, Position, Rules, Side};
 
 fn pos(text: &str) -> Position {
@@ -268,39 +268,6 @@ fn sowing_matches_a_seed_by_seed_model() {
             }
         }
     }
-}
-
-fn model_sow(m: usize, rules: Rules, b: kalah::Board, h: usize) -> (Vec<u8>, Vec<u8>, u32, bool) {
-    let mut own: Vec<u8> = (0..m).map(|i| b.own_house(i)).collect();
-    let mut opp: Vec<u8> = (0..m).map(|i| b.opp_house(i)).collect();
-    let mut store = 0u32;
-    let mut seeds = own[h];
-    own[h] = 0;
-    // Pits in sowing order from the mover: own 0..m, store (m), opp 0..m.
-    let mut at = h; // index in 0..2m+1
-    let mut last = 0;
-    while seeds > 0 {
-        at = (at + 1) % (2 * m + 1);
-        match at {
-            a if a < m => own[a] += 1,
-            a if a == m => store += 1,
-            a => opp[a - m - 1] += 1,
-        }
-        seeds -= 1;
-        last = at;
-    }
-    if last == m {
-        return (own, opp, store, true);
-    }
-    if last < m && own[last] == 1 {
-        let facing = m - 1 - last;
-        if opp[facing] > 0 || rules.capture == CaptureRule::Empty {
-            store += 1 + opp[facing] as u32;
-            own[last] = 0;
-            opp[facing] = 0;
-        }
-    }
-    (own, opp, store, false)
 }
 
 fn all_rules() -> Vec<Rules> {
