@@ -57,6 +57,9 @@ pub struct ReproduceArgs {
     /// Also write the SVG heat map of the values to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also write DIR/reproduce.md, DIR/reproduce.json and DIR/reproduce.svg.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub tables: TableArgs,
     #[command(flatten)]
