@@ -45,14 +45,12 @@ impl Json {
         match self {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
+            Json::Int(i) => push_int(out, *i),
             Json::Float(x) if x.is_finite() => {
                 let _ = write!(out, "{x}");
             }
             Json::Float(_) => out.push_str("null"),
-            Json::Str(s) => write_str(out, s),
+            Json::Str(s) => push_escaped(out, s),
             Json::Array(items) => {
                 out.push('[');
                 for (i, v) in items.iter().enumerate() {
@@ -69,7 +67,7 @@ impl Json {
                     if i > 0 {
                         out.push(',');
                     }
-                    write_str(out, k);
+                    push_escaped(out, k);
                     out.push(':');
                     v.write(out);
                 }
@@ -79,8 +77,14 @@ impl Json {
     }
 }
 
-fn write_str(out: &mut String, s: &str) {
+/// Appends `s` as a JSON string (quoted, escaped).
+pub fn push_escaped(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -95,6 +99,27 @@ fn write_str(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// Appends the decimal form of `x`, without the formatting machinery.
+pub fn push_int(out: &mut String, x: i64) {
+    if x < 0 {
+        out.push('-');
+    }
+    let mut v = x.unsigned_abs();
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        out.push(b as char);
+    }
 }
 
 macro_rules! from_int {
@@ -140,6 +165,15 @@ impl<T: Into<Json>> From<Option<T>> for Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_render_like_display() {
+        for x in [0i64, 7, -7, 10, 255, -1000, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            push_int(&mut s, x);
+            assert_eq!(s, x.to_string());
+        }
+    }
 
     #[test]
     fn renders_nested_values_and_escapes() {

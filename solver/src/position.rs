@@ -145,10 +145,12 @@ pub struct Setup {
 }
 
 fn parse_side(text: &str) -> Option<Side> {
-    match text.to_ascii_lowercase().as_str() {
-        "s" | "south" => Some(Side::South),
-        "n" | "north" => Some(Side::North),
-        _ => None,
+    if text.eq_ignore_ascii_case("s") || text.eq_ignore_ascii_case("south") {
+        Some(Side::South)
+    } else if text.eq_ignore_ascii_case("n") || text.eq_ignore_ascii_case("north") {
+        Some(Side::North)
+    } else {
+        None
     }
 }
 
@@ -158,22 +160,33 @@ impl FromStr for Setup {
     /// Parses the RULES.md text form. Syntax errors only; sizes are checked
     /// by [`Setup::validate`].
     fn from_str(text: &str) -> Result<Setup, PositionError> {
-        // Tokens separated by white space and/or one comma.
-        let mut tokens: Vec<&str> = Vec::new();
-        for chunk in text.split_whitespace() {
-            for (i, t) in chunk.split(',').enumerate() {
-                if t.is_empty() {
-                    // A comma at the start or end of a chunk beside white
-                    // space is fine ("4, 4"); an empty piece inside is not.
-                    let inner = i > 0 && i < chunk.split(',').count() - 1;
-                    if inner {
-                        return Err(PositionError::EmptyToken {
-                            token: tokens.len() + 1,
-                        });
-                    }
-                    continue;
+        // Tokens are separated by ASCII white space and/or single commas:
+        // "4, 4" and "4,4" are fine, "4,,4" misses a count.
+        let bytes = text.as_bytes();
+        let mut tokens: Vec<&str> = Vec::with_capacity(2 * MAX_PITS + 3);
+        let mut i = 0;
+        let mut after_comma = false;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b',' {
+                if after_comma {
+                    return Err(PositionError::EmptyToken {
+                        token: tokens.len() + 1,
+                    });
                 }
-                tokens.push(t);
+                after_comma = true;
+                i += 1;
+            } else if b.is_ascii_whitespace() {
+                after_comma = false;
+                i += 1;
+            } else {
+                let start = i;
+                while i < bytes.len() && bytes[i] != b',' && !bytes[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                // Both ends sit next to ASCII bytes: valid char boundaries.
+                tokens.push(&text[start..i]);
+                after_comma = false;
             }
         }
         let Some((&last, counts)) = tokens.split_last() else {
@@ -192,23 +205,46 @@ impl FromStr for Setup {
         let mut numbers = Vec::with_capacity(counts.len());
         for (i, &t) in counts.iter().enumerate() {
             let token = i + 1;
-            let text = t.to_string();
+            // Only errors need the token's text as a String.
+            let text = || t.to_string();
             match t.parse::<i64>() {
-                Ok(n) if n < 0 => return Err(PositionError::Negative { token, text }),
+                Ok(n) if n < 0 => {
+                    return Err(PositionError::Negative {
+                        token,
+                        text: text(),
+                    })
+                }
                 Ok(n) if n > MAX_SEEDS as i64 => {
-                    return Err(PositionError::CountTooLarge { token, text })
+                    return Err(PositionError::CountTooLarge {
+                        token,
+                        text: text(),
+                    })
                 }
                 Ok(n) => numbers.push(n as u32),
                 Err(_) if parse_side(t).is_some() => {
-                    return Err(PositionError::SideNotLast { token, text })
+                    return Err(PositionError::SideNotLast {
+                        token,
+                        text: text(),
+                    })
                 }
                 Err(_) if t.starts_with('-') && t[1..].bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(PositionError::Negative { token, text })
+                    return Err(PositionError::Negative {
+                        token,
+                        text: text(),
+                    })
                 }
                 Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(PositionError::CountTooLarge { token, text })
+                    return Err(PositionError::CountTooLarge {
+                        token,
+                        text: text(),
+                    })
                 }
-                Err(_) => return Err(PositionError::NotANumber { token, text }),
+                Err(_) => {
+                    return Err(PositionError::NotANumber {
+                        token,
+                        text: text(),
+                    })
+                }
             }
         }
         let count = numbers.len();

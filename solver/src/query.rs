@@ -37,25 +37,38 @@ pub fn position_value(probe: &dyn Probe, game: &Game, position: &Position) -> Op
 }
 
 /// The value of `position` and of each legal sowing from it, from the
-/// tables; `None` when the position is outside them.
+/// tables; `None` when the position is outside them. Works on the board
+/// alone (one sowing and one probe a move): this is the batch query's
+/// inner loop.
 ///
 /// # Panics
 /// If `game` and `position` differ in pits.
 pub fn answer(probe: &dyn Probe, game: &Game, position: &Position) -> Option<TableAnswer> {
     let value = position_value(probe, game, position)?;
+    let offset = position.store_difference();
+    let board = position.board();
     let mut probes = 1;
-    let me = position.to_move();
     let mut moves = Vec::with_capacity(position.pits());
-    for house in position.legal_moves(game.rules()) {
-        let mut next = *position;
-        let played = next.play(game, house).ok()?;
-        let v = position_value(probe, game, &next)?;
-        probes += 1;
-        moves.push(MoveValue {
-            house,
-            value: if next.to_move() == me { v } else { -v },
-            extra_turn: played.extra_turn,
-        });
+    if game.terminal_value(board).is_none() {
+        let mut legal = game.moves(board);
+        while legal != 0 {
+            let house = legal.trailing_zeros() as usize;
+            legal &= legal - 1;
+            let sown = game.sow(board, house);
+            let child = match game.terminal_value(sown.board) {
+                Some(v) => v,
+                None => {
+                    probes += 1;
+                    probe.probe(sown.board)?
+                }
+            };
+            let after = sown.gain as i32 + if sown.extra_turn { child } else { -child };
+            moves.push(MoveValue {
+                house: house + 1,
+                value: offset + after,
+                extra_turn: sown.extra_turn,
+            });
+        }
     }
     let best = moves
         .iter()
