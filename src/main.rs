@@ -18,8 +18,17 @@ use kalah::cli::CliError;
 /// and the side to move, e.g. "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Values are
 /// final store differences under perfect play. Exit status: 0 success,
 /// 1 failure, 2 bad input.
+const EXAMPLES: &str = "Examples:
+  kalah solve --pits 6 --seeds 4 --empty-capture      value +10, best turn 3.6, a perfect game
+  kalah query \"4 4 0 5 5 5 1 4 4 4 4 4 4 0 S\"         one position, every move's value
+  kalah query --batch positions.txt > values.jsonl    one JSON line per position
+  kalah play --pits 4 --seeds 3 --hints                play against perfect play
+  kalah build --pits 6 --max-seeds 20                  endgame tables to 20 seeds in tables/
+  kalah reproduce                                      the published results, side by side
+  kalah play-line --idu --empty-capture 25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3";
+
 #[derive(Parser, Debug)]
-#[command(name = "kalah", version, about, long_about)]
+#[command(name = "kalah", version, about, long_about, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
