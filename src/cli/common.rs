@@ -45,6 +45,17 @@ pub enum EndArg {
     NoSweep,
 }
 
+/// Kalah(m,n): the board size and the seeds a house at the start.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct GameArgs {
+    /// Houses a side (m).
+    #[arg(long, default_value_t = 6)]
+    pub pits: usize,
+    /// Seeds in each house at the start (n).
+    #[arg(long, default_value_t = 4)]
+    pub seeds: usize,
+}
+
 /// The rule-set flags every command takes.
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub struct RulesArgs {

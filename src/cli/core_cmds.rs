@@ -6,7 +6,7 @@ use clap::Args;
 use kalah_solver::perft::perft;
 use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
 
-use super::common::{parse_position, signed, start_position, CliError, RulesArgs};
+use super::common::{parse_position, signed, start_position, CliError, GameArgs, RulesArgs};
 use crate::json::Json;
 
 /// Arguments of `kalah show`.
@@ -79,12 +79,8 @@ pub fn position_json(pos: &Position, rules: Rules) -> Json {
 /// Arguments of `kalah play-line`.
 #[derive(Args, Debug)]
 pub struct PlayLineArgs {
-    /// Houses a side (m).
-    #[arg(long, default_value_t = 6)]
-    pub pits: usize,
-    /// Seeds in each house at the start (n).
-    #[arg(long, default_value_t = 4)]
-    pub seeds: usize,
+    #[command(flatten)]
+    pub game: GameArgs,
     #[command(flatten)]
     pub rules: RulesArgs,
     /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
@@ -107,7 +103,7 @@ pub struct PlayLineArgs {
 pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
     let start = match &args.from {
         Some(text) => parse_position(std::slice::from_ref(text))?,
-        None => start_position(args.pits, args.seeds)?,
+        None => start_position(args.game.pits, args.game.seeds)?,
     };
     let rules = args.rules.rules();
     let game = Game::new(start.pits(), rules);
@@ -149,12 +145,8 @@ pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
 /// Arguments of `kalah perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Houses a side (m).
-    #[arg(long, default_value_t = 6)]
-    pub pits: usize,
-    /// Seeds in each house at the start (n).
-    #[arg(long, default_value_t = 4)]
-    pub seeds: usize,
+    #[command(flatten)]
+    pub game: GameArgs,
     /// Deepest ply to count (each sowing is a ply, extra turns included).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=12))]
     pub depth: u32,
@@ -167,7 +159,7 @@ pub struct PerftArgs {
 
 /// Counts move sequences and distinct positions per depth.
 pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
-    let start = start_position(args.pits, args.seeds)?;
+    let start = start_position(args.game.pits, args.game.seeds)?;
     let rules = args.rules.rules();
     let game = Game::new(start.pits(), rules);
     let t = Instant::now();
@@ -184,15 +176,18 @@ pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
             })
             .collect();
         let j = Json::object()
-            .with("pits", args.pits)
-            .with("seeds", args.seeds)
+            .with("pits", args.game.pits)
+            .with("seeds", args.game.seeds)
             .with("rules", rules.slug())
             .with("depths", Json::Array(rows))
             .with("seconds", secs);
         println!("{}", j.render());
         return Ok(());
     }
-    println!("perft Kalah({},{}), {rules}", args.pits, args.seeds);
+    println!(
+        "perft Kalah({},{}), {rules}",
+        args.game.pits, args.game.seeds
+    );
     println!("{:>5} {:>14} {:>14}", "depth", "sequences", "distinct");
     for c in &counts {
         println!("{:>5} {:>14} {:>14}", c.depth, c.sequences, c.distinct);

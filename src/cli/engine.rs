@@ -23,8 +23,10 @@ pub struct TableArgs {
     /// Directory of the endgame tables.
     #[arg(long, default_value = "tables")]
     pub tables: PathBuf,
-    /// Use tables of boards with up to K seeds (built if missing). Default:
-    /// as many as fit in about 250 MB, and fewer than the game's seeds.
+    /// Use tables of boards with up to K seeds. `solve`, `play` and
+    /// `reproduce` build missing tiers first (default: as many as fit in
+    /// about 250 MB, and fewer than the game's seeds); `query` uses the
+    /// tiers that are there.
     #[arg(long, value_name = "K")]
     pub table_seeds: Option<u32>,
     /// Search without endgame tables.

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
 use kalah_solver::{Game, Position, Side};
 
-use super::common::{signed, start_position, CliError, RulesArgs};
+use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
 use super::query::{by_search, finished, from_tables, Answer};
 
@@ -24,12 +24,8 @@ pub enum SideArg {
 /// Arguments of `kalah play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// Houses a side (m).
-    #[arg(long, default_value_t = 6)]
-    pub pits: usize,
-    /// Seeds in each house at the start (n).
-    #[arg(long, default_value_t = 4)]
-    pub seeds: usize,
+    #[command(flatten)]
+    pub game: GameArgs,
     /// The side you play: S (moves first) or N.
     #[arg(long, value_enum, default_value_t = SideArg::S)]
     pub side: SideArg,
@@ -95,10 +91,16 @@ fn read_input(text: &str, pits: usize) -> Input {
 
 /// Plays a game on standard input and output.
 pub fn play(args: &PlayArgs) -> Result<(), CliError> {
-    let start = start_position(args.pits, args.seeds)?;
+    let start = start_position(args.game.pits, args.game.seeds)?;
     let rules = args.rules.rules();
-    let game = Game::new(args.pits, rules);
-    let tables = prepare_tables(&args.tables, args.pits, rules, start.total_seeds(), true)?;
+    let game = Game::new(args.game.pits, rules);
+    let tables = prepare_tables(
+        &args.tables,
+        args.game.pits,
+        rules,
+        start.total_seeds(),
+        true,
+    )?;
     let solver = make_solver(game.clone(), &args.search, tables.clone())?;
     let oracle = Oracle {
         game: game.clone(),
@@ -120,7 +122,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         &format!(
             "Kalah({},{}), {rules}. You play {human}; the program plays perfectly.\n\
              Type a house number (1..{}), u to undo your last move, q to quit.",
-            args.pits, args.seeds, args.pits
+            args.game.pits, args.game.seeds, args.game.pits
         ),
     )?;
     let mut pos = start;
@@ -193,7 +195,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 say(&mut out, "\nend of input: game abandoned")?;
                 return Ok(());
             }
-            match read_input(&line, args.pits) {
+            match read_input(&line, args.game.pits) {
                 Input::Quit => {
                     say(&mut out, "game abandoned")?;
                     return Ok(());
@@ -202,7 +204,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                     &mut out,
                     &format!(
                         "houses are numbered 1..{} from your left; u undoes your last move; q quits",
-                        args.pits
+                        args.game.pits
                     ),
                 )?,
                 Input::Bad(msg) => say(&mut out, &msg)?,

@@ -6,7 +6,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,7 +17,7 @@ use kalah_solver::{Game, Position, Rules, Side};
 use rayon::prelude::*;
 
 use super::common::{parse_position, signed, CliError, RulesArgs};
-use super::engine::{make_solver, SearchArgs};
+use super::engine::{make_solver, SearchArgs, TableArgs};
 use crate::json::{push_escaped, push_int, Json};
 
 /// Arguments of `kalah query`.
@@ -31,16 +30,8 @@ pub struct QueryArgs {
     pub position: Vec<String>,
     #[command(flatten)]
     pub rules: RulesArgs,
-    /// Directory of the endgame tables (used when they exist for these
-    /// rules and board size; never built by `query`).
-    #[arg(long, default_value = "tables")]
-    pub tables: PathBuf,
-    /// Use at most this many seeds of the tables.
-    #[arg(long, value_name = "K")]
-    pub table_seeds: Option<u32>,
-    /// Search without endgame tables.
-    #[arg(long)]
-    pub no_tables: bool,
+    #[command(flatten)]
+    pub tables: TableArgs,
     #[command(flatten)]
     pub search: SearchArgs,
     /// Answer every line of FILE ('-' for standard input), one JSON line
@@ -165,19 +156,25 @@ fn open_tables(
     pits: usize,
     rules: Rules,
 ) -> (Option<Arc<Tables>>, Option<String>) {
-    if args.no_tables {
+    if args.tables.no_tables {
         return (None, None);
     }
     // Headers, sizes and end markers are checked when a tier is first used;
     // whole-file checksums are `kalah verify`'s job (reading a 20-seed set
     // in full would cost more than the answer).
-    match Tables::open_with(&args.tables, pits, rules, args.table_seeds, Check::Quick) {
+    match Tables::open_with(
+        &args.tables.tables,
+        pits,
+        rules,
+        args.tables.table_seeds,
+        Check::Quick,
+    ) {
         Ok(t) => (Some(Arc::new(t)), None),
         Err(TableError::Missing { .. }) => (
             None,
             Some(format!(
                 "no endgame tables for {pits} houses and these rules in {}: searching without them",
-                args.tables.display()
+                args.tables.tables.display()
             )),
         ),
         Err(e) => (None, Some(format!("endgame tables not used: {e}"))),

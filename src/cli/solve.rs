@@ -8,19 +8,15 @@ use clap::Args;
 use kalah_solver::search::{Analysis, TurnAnalysis};
 use kalah_solver::{Game, Line};
 
-use super::common::{signed, start_position, CliError, RulesArgs};
+use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
 use crate::json::Json;
 
 /// Arguments of `kalah solve`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// Houses a side (m).
-    #[arg(long, default_value_t = 6)]
-    pub pits: usize,
-    /// Seeds in each house at the start (n).
-    #[arg(long, default_value_t = 4)]
-    pub seeds: usize,
+    #[command(flatten)]
+    pub game: GameArgs,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
@@ -101,8 +97,8 @@ pub fn solve_start(
 pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let with_turns = args.all_moves || args.pie;
     let r = solve_start(
-        args.pits,
-        args.seeds,
+        args.game.pits,
+        args.game.seeds,
         &args.rules,
         &args.tables,
         &args.search,
@@ -121,8 +117,8 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let stats = &a.stats;
     if args.json {
         let mut j = Json::object()
-            .with("pits", args.pits)
-            .with("seeds", args.seeds)
+            .with("pits", args.game.pits)
+            .with("seeds", args.game.seeds)
             .with("rules", rules.slug())
             .with("value", value)
             .with("result", result)
@@ -163,7 +159,7 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
         println!("{}", j.render());
         return Ok(());
     }
-    println!("Kalah({},{}), {rules}", args.pits, args.seeds);
+    println!("Kalah({},{}), {rules}", args.game.pits, args.game.seeds);
     match r.table_seeds {
         Some(k) => println!(
             "endgame tables: boards with up to {k} seeds, from {} ({:.2} s to open or build)",
