@@ -6,11 +6,19 @@
 //! that child first, recursively (the potential argument of the module
 //! [`super`] bounds the depth). Two threads may solve one board at once; they
 //! store the same number, so the output is the same for any thread count.
-//! Lower tiers are read from their memory-mapped files.
 //!
 //! Children are resolved a block of boards at a time: first every child's
 //! tier and rank is computed and its entry prefetched, then the values are
-//! read, so the random reads of the lower tiers overlap.
+//! read, so the random reads of the lower tiers overlap. Finished children
+//! are read from the tables like any other (every board has its entry).
+//!
+//! Memory: every tier, once solved, stays in memory for the tiers above it,
+//! in anonymous memory that asks for transparent huge pages (with 4 KiB
+//! pages nearly every random read would also miss the TLB; this halved the
+//! build time). Tiers kept from an earlier run are checked, then copied in
+//! from their files. Peak memory is thus about the size of the tables being
+//! built (plus the page cache of the files written, which the kernel may
+//! drop at will).
 //!
 //! Files are written as `<name>.tmp`, synced, renamed and the directory
 //! synced. A rerun keeps every tier from 0 up whose final file passes the
