@@ -126,6 +126,11 @@ fn small_boards_match_reference_value() {
             assert_eq!(tables.probe(b), Some(game.reference_value(b)), "{b:?}");
         }
     }
+    // A board with a third house is not a board of these tables.
+    assert_eq!(
+        tables.probe(Board::from_sides(&[0, 0, 1], &[0, 1, 0])),
+        None
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

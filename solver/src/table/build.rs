@@ -6,11 +6,19 @@
 //! that child first, recursively (the potential argument of the module
 //! [`super`] bounds the depth). Two threads may solve one board at once; they
 //! store the same number, so the output is the same for any thread count.
-//! Lower tiers are read from their memory-mapped files.
 //!
 //! Children are resolved a block of boards at a time: first every child's
 //! tier and rank is computed and its entry prefetched, then the values are
-//! read, so the random reads of the lower tiers overlap.
+//! read, so the random reads of the lower tiers overlap. Finished children
+//! are read from the tables like any other (every board has its entry).
+//!
+//! Memory: every tier, once solved, stays in memory for the tiers above it,
+//! in anonymous memory that asks for transparent huge pages (with 4 KiB
+//! pages nearly every random read would also miss the TLB; this halved the
+//! build time). Tiers kept from an earlier run are checked, then copied in
+//! from their files. Peak memory is thus about the size of the tables being
+//! built (plus the page cache of the files written, which the kernel may
+//! drop at will).
 //!
 //! Files are written as `<name>.tmp`, synced, renamed and the directory
 //! synced. A rerun keeps every tier from 0 up whose final file passes the
@@ -307,13 +315,17 @@ impl<'a, const M: usize> TierSolver<'a, M> {
         let mut kids = [Kid::default(); BLOCK * MAX_PITS];
         // Per board of the block: its rank and the end of its kids.
         let mut owners = [(0usize, 0usize); BLOCK];
-        let mut boards = index.tier_from(self.tier, lo as u64).take(hi - lo);
+        let mut board = index.unrank(self.tier, lo as u64);
         let mut rank = lo;
         while rank < hi {
             let (mut nk, mut nb) = (0, 0);
-            for b in boards.by_ref().take(BLOCK) {
-                let r = rank;
+            let block_end = (rank + BLOCK).min(hi);
+            while rank < block_end {
+                let (b, r) = (board, rank);
                 rank += 1;
+                if rank < hi {
+                    board = colex_next::<M>(board);
+                }
                 if self.cur[r].load(Relaxed) != UNKNOWN {
                     continue;
                 }
@@ -396,6 +408,32 @@ impl<'a, const M: usize> TierSolver<'a, M> {
     }
 }
 
+/// The board of the next rank in the same tier (`b` must not be the last
+/// board of its tier): [`Index::tier_from`]'s colex successor, done on the
+/// packed board. With parts `h_0 .. h_{2m-1}` (lanes `0..m`, then
+/// `8..8+m`): the lowest part `h_{j+1} > 0` with `j + 1 >= 1` gives one seed
+/// to `h_j`, which also collects all the seeds of `h_0 .. h_j`.
+#[inline(always)]
+fn colex_next<const M: usize>(b: Board) -> Board {
+    const LOW_BYTES: u64 = 0x0101_0101_0101_0101;
+    let bits = b.packed();
+    let (own, opp) = (bits as u64, (bits >> 64) as u64);
+    let own_rest = own & !0xFF;
+    // Lane of the lowest non-empty part after part 0.
+    let lane = if own_rest != 0 {
+        own_rest.trailing_zeros() / 8
+    } else {
+        8 + opp.trailing_zeros() / 8
+    };
+    let below_mask = (1u128 << (8 * lane)) - 1;
+    let below = bits & below_mask;
+    let sum = (((below as u64).wrapping_mul(LOW_BYTES) >> 56)
+        + (((below >> 64) as u64).wrapping_mul(LOW_BYTES) >> 56)) as u128;
+    let prev = if lane == 8 { M as u32 - 1 } else { lane - 1 };
+    let bits = (bits & !below_mask) - (1u128 << (8 * lane)) + ((sum + 1) << (8 * prev));
+    Board::from_packed(bits)
+}
+
 /// Boards whose children are expanded together.
 const BLOCK: usize = 64;
 
@@ -419,6 +457,34 @@ impl Default for Kid<'_> {
             base: 0,
             sign: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colex_next_is_the_tier_order() {
+        fn check<const M: usize>() {
+            let index = Index::new(M);
+            for k in [0u32, 1, 2, 3, 7, 9] {
+                let mut it = index.tier_from(k, 0);
+                let mut b = it.next().unwrap();
+                for next in it {
+                    b = colex_next::<M>(b);
+                    assert_eq!(b, next, "m={M} k={k}");
+                }
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<3>();
+        check::<4>();
+        check::<5>();
+        check::<6>();
+        check::<7>();
+        check::<8>();
     }
 }
 

@@ -216,8 +216,13 @@ impl Tables {
     }
 
     /// The value of `board`: `Ok(None)` when it holds more seeds than the
-    /// tables cover, an error when its tier's file is unusable.
+    /// tables cover (or seeds in houses a board of this size does not
+    /// have), an error when its tier's file is unusable.
     pub fn try_probe(&self, board: Board) -> Result<Option<i32>, &TableError> {
+        let lanes = (1u128 << (8 * self.pits)) - 1;
+        if board.packed() & !(lanes | lanes << 64) != 0 {
+            return Ok(None);
+        }
         let k = board.seeds();
         match self.tier(k) {
             None => Ok(None),

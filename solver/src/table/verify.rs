@@ -128,16 +128,38 @@ fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyR
     // 2. The one-step recurrence on sampled (or all) entries.
     for t in &tiers {
         let k = t.tier();
-        let ranks = sample_ranks(t.count(), config.sample, k as u64);
-        let bad = ranks.par_iter().find_map_any(|&r| {
-            let b = index.unrank(k, r);
+        let check = |r: u64, b: Board| {
             let derived = match game.terminal_value(b) {
                 Some(v) => v,
                 None => one_step(&game, b, stored),
             };
             let s = t.value(r).unwrap_or(i32::MIN);
             (s != derived).then_some((r, s, derived))
-        });
+        };
+        let count = t.count();
+        let (bad, n) = match config.sample {
+            Some(n) if n < count => {
+                let ranks = sample_ranks(count, n, k as u64);
+                let bad = ranks
+                    .par_iter()
+                    .find_map_any(|&r| check(r, index.unrank(k, r)));
+                (bad, n)
+            }
+            _ => {
+                // All entries: walk the tier in chunks (no unranking).
+                const CHUNK: u64 = 1 << 16;
+                let bad = (0..count.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .find_map_any(|c| {
+                        let lo = c * CHUNK;
+                        let hi = (lo + CHUNK).min(count);
+                        (lo..hi)
+                            .zip(index.tier_from(k, lo))
+                            .find_map(|(r, b)| check(r, b))
+                    });
+                (bad, count)
+            }
+        };
         if let Some((rank, stored, derived)) = bad {
             return Err(TableError::WrongValue {
                 path: t.path().to_path_buf(),
@@ -147,17 +169,17 @@ fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyR
                 check: "the one-step recurrence",
             });
         }
-        report.rederived += ranks.len() as u64;
+        report.rederived += n;
     }
 
     // 3. Plain memoized negamax on small tiers (no table used).
+    let mut memo = HashMap::new();
     for t in tiers
         .iter()
         .take_while(|t| t.tier() <= config.reference_max_seeds)
     {
         let k = t.tier();
-        let ranks = sample_ranks(t.count(), Some(config.reference_sample), 7 + k as u64);
-        let mut memo = HashMap::new();
+        let ranks = sample_ranks(t.count(), config.reference_sample, 7 + k as u64);
         for &r in &ranks {
             let v = negamax(&game, index.unrank(k, r), &mut memo);
             let s = t.value(r).unwrap_or(i32::MIN);
@@ -214,23 +236,21 @@ fn negamax(game: &Game, b: Board, memo: &mut HashMap<Board, i32>) -> i32 {
     best
 }
 
-/// `n` ranks spread over `0..count` (one at random in each of `n` equal
-/// strata, reproducibly), or all of them.
-fn sample_ranks(count: u64, n: Option<u64>, seed: u64) -> Vec<u64> {
-    match n {
-        Some(n) if n < count => {
-            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            (0..n)
-                .map(|i| {
-                    let lo = (i as u128 * count as u128 / n as u128) as u64;
-                    let hi = ((i + 1) as u128 * count as u128 / n as u128) as u64;
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    lo + x % (hi - lo).max(1)
-                })
-                .collect()
-        }
-        _ => (0..count).collect(),
+/// `min(n, count)` ranks spread over `0..count`: one at random in each of
+/// `n` equal strata, reproducibly (all of them when `n >= count`).
+fn sample_ranks(count: u64, n: u64, seed: u64) -> Vec<u64> {
+    if n >= count {
+        return (0..count).collect();
     }
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|i| {
+            let lo = (i as u128 * count as u128 / n as u128) as u64;
+            let hi = ((i + 1) as u128 * count as u128 / n as u128) as u64;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            lo + x % (hi - lo).max(1)
+        })
+        .collect()
 }
