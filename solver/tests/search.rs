@@ -529,7 +529,7 @@ fn turn_analysis_and_pie_rule_match_independent_values() {
 #[test]
 fn the_stop_flag_interrupts_and_can_be_cleared() {
     let solver = solver(6, Rules::EMPTY_CAPTURE, small_config());
-    let flag = solver.stop_flag();
+    let flag = solver.stop_flag().unwrap();
     flag.store(true, Ordering::Relaxed);
     let start = Position::start(6, 3).unwrap();
     assert!(solver.solve(&start).is_err());

@@ -80,6 +80,21 @@ impl SearchStats {
     }
 }
 
+/// The flag that interrupts searches.
+enum StopFlag {
+    Owned(Arc<AtomicBool>),
+    Static(&'static AtomicBool),
+}
+
+impl StopFlag {
+    fn get(&self) -> &AtomicBool {
+        match self {
+            StopFlag::Owned(f) => f,
+            StopFlag::Static(f) => f,
+        }
+    }
+}
+
 /// An exact solver for one board size and rule set.
 ///
 /// Every method takes `&self`; the table and counters are shared atomics.
@@ -90,7 +105,7 @@ pub struct Solver {
     tt: TranspositionTable,
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
-    stop: Arc<AtomicBool>,
+    stop: StopFlag,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
     tests: AtomicU64,
@@ -136,7 +151,7 @@ impl Solver {
             config,
             probe,
             pool,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
             nodes: AtomicU64::new(0),
             probe_hits: AtomicU64::new(0),
             tests: AtomicU64::new(0),
@@ -156,9 +171,18 @@ impl Solver {
 
     /// Set it to stop every search of this solver at its next check (within
     /// about a thousand nodes); the search then returns [`Interrupted`].
-    /// Clear it before searching again.
-    pub fn stop_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.stop)
+    /// Clear it before searching again. `None` once
+    /// [`Solver::watch_flag`] replaced it.
+    pub fn stop_flag(&self) -> Option<Arc<AtomicBool>> {
+        match &self.stop {
+            StopFlag::Owned(f) => Some(Arc::clone(f)),
+            StopFlag::Static(_) => None,
+        }
+    }
+
+    /// Makes `flag` (e.g. the CLI's Ctrl-C flag) the stop flag instead.
+    pub fn watch_flag(&mut self, flag: &'static AtomicBool) {
+        self.stop = StopFlag::Static(flag);
     }
 
     /// Counters since the solver was built or last reset.
@@ -241,7 +265,7 @@ impl Solver {
             probe,
             probe_seeds: probe.map_or(0, |p| p.max_seeds()),
             key_seeds: self.index.key_seeds(),
-            stop: &self.stop,
+            stop: self.stop.get(),
             done,
         }
     }
