@@ -20,7 +20,7 @@ BIN="${CARGO_TARGET_DIR:-target}/release/examples/bench_search"
 run() { for _ in $(seq "$REPEAT"); do "$BIN" "$@"; done; }
 
 if [[ "${1:-}" == switches ]]; then
-    for sw in "" no-tt-move no-ordering no-futility no-etc no-parity guess0 plain; do
+    for sw in "" no-tt-move no-ordering no-futility etc etc-min=24 no-parity guess0 plain; do
         # shellcheck disable=SC2086
         run 5 4 std 1 256 $sw
     done

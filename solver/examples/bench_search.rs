@@ -4,7 +4,8 @@
 //! cargo run --release --example bench_search -- M N RULES [THREADS] [TT_MB] [SWITCH..]
 //! ```
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
-//! `no-tt-move no-ordering no-futility no-etc no-parity guess0`, or `plain`.
+//! `no-tt-move no-ordering no-futility no-parity guess0`, or `plain`; `etc`
+//! turns ETC on, `etc-min=K` on from K seeds up.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
@@ -46,8 +47,19 @@ fn main() -> ExitCode {
             "no-ordering" => config.ordering = false,
             "no-futility" => config.futility = false,
             "no-etc" => config.etc = false,
+            "etc" => config.etc = true,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
+            s if s.starts_with("etc-min=") => match s["etc-min=".len()..].parse() {
+                Ok(k) => {
+                    config.etc = true;
+                    config.etc_min_seeds = k;
+                }
+                Err(_) => {
+                    eprintln!("etc-min=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
             other => {
                 eprintln!("unknown switch '{other}'");
                 return ExitCode::from(2);

@@ -208,9 +208,25 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "no etc",
+            "etc",
             SearchConfig {
-                etc: false,
+                etc: true,
+                ..d.clone()
+            },
+        ),
+        (
+            "etc from 10 seeds",
+            SearchConfig {
+                etc: true,
+                etc_min_seeds: 10,
+                ..d.clone()
+            },
+        ),
+        (
+            "etc, 2 threads",
+            SearchConfig {
+                etc: true,
+                threads: 2,
                 ..d.clone()
             },
         ),
