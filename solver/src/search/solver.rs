@@ -32,12 +32,15 @@ impl std::error::Error for Interrupted {}
 pub enum SolverError {
     /// The search threads could not be started.
     ThreadPool(rayon::ThreadPoolBuildError),
+    /// The transposition table could not be allocated.
+    Table(std::io::Error),
 }
 
 impl fmt::Display for SolverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SolverError::ThreadPool(e) => write!(f, "cannot start the search threads: {e}"),
+            SolverError::Table(e) => write!(f, "cannot allocate the transposition table: {e}"),
         }
     }
 }
@@ -127,7 +130,8 @@ impl Solver {
     /// `probe` (endgame tables) when given and `config.probes` is on.
     ///
     /// # Errors
-    /// When `config.threads > 1` and the threads cannot be started.
+    /// When `config.threads > 1` and the threads cannot be started, or the
+    /// table cannot be allocated.
     pub fn new(
         game: Game,
         config: SearchConfig,
@@ -146,7 +150,7 @@ impl Solver {
         };
         Ok(Solver {
             index: Index::new(game.pits()),
-            tt: TranspositionTable::new(config.tt_mb),
+            tt: TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?,
             game,
             config,
             probe,
