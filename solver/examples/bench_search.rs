@@ -5,7 +5,8 @@
 //! ```
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
 //! `no-tt-move no-ordering no-futility no-parity guess0`, or `plain`; `etc`
-//! turns ETC on, `etc-min=K` on from K seeds up.
+//! turns ETC on, `etc-min=K` on from K seeds up; `guess=D` sets the depth
+//! of the first-guess search.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
@@ -50,6 +51,13 @@ fn main() -> ExitCode {
             "etc" => config.etc = true,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
+            s if s.starts_with("guess=") => match s["guess=".len()..].parse() {
+                Ok(d) => config.guess_depth = d,
+                Err(_) => {
+                    eprintln!("guess=D needs a number");
+                    return ExitCode::from(2);
+                }
+            },
             s if s.starts_with("etc-min=") => match s["etc-min=".len()..].parse() {
                 Ok(k) => {
                     config.etc = true;
