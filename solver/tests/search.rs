@@ -103,8 +103,8 @@ fn random_boards_match_memoized_negamax_under_every_rule_set() {
             let game = Game::new(pits, rules);
             let solver = solver(pits, rules, small_config());
             let mut memo = HashMap::new();
-            for _ in 0..30 {
-                let seeds = 1 + rng.below(16) as u32;
+            for _ in 0..20 {
+                let seeds = 1 + rng.below(15) as u32;
                 let board = random_board(&mut rng, pits, seeds);
                 let want = memo_value(&game, board, &mut memo);
                 assert_eq!(
@@ -208,9 +208,25 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "no etc",
+            "etc",
             SearchConfig {
-                etc: false,
+                etc: true,
+                ..d.clone()
+            },
+        ),
+        (
+            "etc from 10 seeds",
+            SearchConfig {
+                etc: true,
+                etc_min_seeds: 10,
+                ..d.clone()
+            },
+        ),
+        (
+            "etc, 2 threads",
+            SearchConfig {
+                etc: true,
+                threads: 2,
                 ..d.clone()
             },
         ),
@@ -529,7 +545,7 @@ fn turn_analysis_and_pie_rule_match_independent_values() {
 #[test]
 fn the_stop_flag_interrupts_and_can_be_cleared() {
     let solver = solver(6, Rules::EMPTY_CAPTURE, small_config());
-    let flag = solver.stop_flag();
+    let flag = solver.stop_flag().unwrap();
     flag.store(true, Ordering::Relaxed);
     let start = Position::start(6, 3).unwrap();
     assert!(solver.solve(&start).is_err());

@@ -134,7 +134,8 @@ impl<'a> Worker<'a> {
 
         let mut kids = Children::generate(sh.game, board, tt_move, cfg.ordering);
         if cfg.futility || cfg.etc {
-            if let Some(cut) = self.cut_before_search(&mut kids, beta) {
+            let etc = cfg.etc && seeds >= cfg.etc_min_seeds;
+            if let Some(cut) = self.cut_before_search(&mut kids, beta, etc) {
                 if let Some(k) = key {
                     sh.tt.store(k, cut.0, Bound::Lower, Some(cut.1), 0);
                 }
@@ -196,7 +197,12 @@ impl<'a> Worker<'a> {
     /// table, seeds left) well enough to reach `beta` cuts the node at once.
     /// Returns the cut's value (a lower bound of the node) and house.
     #[inline]
-    fn cut_before_search(&mut self, kids: &mut Children, beta: i32) -> Option<(i32, u8)> {
+    fn cut_before_search(
+        &mut self,
+        kids: &mut Children,
+        beta: i32,
+        etc: bool,
+    ) -> Option<(i32, u8)> {
         let sh = self.sh;
         let cfg = sh.config;
         for kid in kids.as_mut_slice() {
@@ -208,7 +214,7 @@ impl<'a> Worker<'a> {
             if cfg.futility && gain - child_seeds as i32 >= beta {
                 return Some((gain - child_seeds as i32, kid.house));
             }
-            if !cfg.etc {
+            if !etc {
                 continue;
             }
             let known = match sh.game.terminal_value(child) {

@@ -64,7 +64,7 @@ impl Children {
             } else if sown.captured > 0 {
                 CAPTURE + sown.captured as i32 * 8 + h
             } else {
-                h
+                sown.gain as i32 * 16 + h
             };
             if tt_move == Some(house as u8) {
                 score += TT_MOVE;

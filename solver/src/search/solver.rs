@@ -32,12 +32,15 @@ impl std::error::Error for Interrupted {}
 pub enum SolverError {
     /// The search threads could not be started.
     ThreadPool(rayon::ThreadPoolBuildError),
+    /// The transposition table could not be allocated.
+    Table(std::io::Error),
 }
 
 impl fmt::Display for SolverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SolverError::ThreadPool(e) => write!(f, "cannot start the search threads: {e}"),
+            SolverError::Table(e) => write!(f, "cannot allocate the transposition table: {e}"),
         }
     }
 }
@@ -80,6 +83,21 @@ impl SearchStats {
     }
 }
 
+/// The flag that interrupts searches.
+enum StopFlag {
+    Owned(Arc<AtomicBool>),
+    Static(&'static AtomicBool),
+}
+
+impl StopFlag {
+    fn get(&self) -> &AtomicBool {
+        match self {
+            StopFlag::Owned(f) => f,
+            StopFlag::Static(f) => f,
+        }
+    }
+}
+
 /// An exact solver for one board size and rule set.
 ///
 /// Every method takes `&self`; the table and counters are shared atomics.
@@ -90,7 +108,7 @@ pub struct Solver {
     tt: TranspositionTable,
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
-    stop: Arc<AtomicBool>,
+    stop: StopFlag,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
     tests: AtomicU64,
@@ -112,7 +130,8 @@ impl Solver {
     /// `probe` (endgame tables) when given and `config.probes` is on.
     ///
     /// # Errors
-    /// When `config.threads > 1` and the threads cannot be started.
+    /// When `config.threads > 1` and the threads cannot be started, or the
+    /// table cannot be allocated.
     pub fn new(
         game: Game,
         config: SearchConfig,
@@ -131,12 +150,12 @@ impl Solver {
         };
         Ok(Solver {
             index: Index::new(game.pits()),
-            tt: TranspositionTable::new(config.tt_mb),
+            tt: TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?,
             game,
             config,
             probe,
             pool,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
             nodes: AtomicU64::new(0),
             probe_hits: AtomicU64::new(0),
             tests: AtomicU64::new(0),
@@ -156,9 +175,18 @@ impl Solver {
 
     /// Set it to stop every search of this solver at its next check (within
     /// about a thousand nodes); the search then returns [`Interrupted`].
-    /// Clear it before searching again.
-    pub fn stop_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.stop)
+    /// Clear it before searching again. `None` once
+    /// [`Solver::watch_flag`] replaced it.
+    pub fn stop_flag(&self) -> Option<Arc<AtomicBool>> {
+        match &self.stop {
+            StopFlag::Owned(f) => Some(Arc::clone(f)),
+            StopFlag::Static(_) => None,
+        }
+    }
+
+    /// Makes `flag` (e.g. the CLI's Ctrl-C flag) the stop flag instead.
+    pub fn watch_flag(&mut self, flag: &'static AtomicBool) {
+        self.stop = StopFlag::Static(flag);
     }
 
     /// Counters since the solver was built or last reset.
@@ -241,7 +269,7 @@ impl Solver {
             probe,
             probe_seeds: probe.map_or(0, |p| p.max_seeds()),
             key_seeds: self.index.key_seeds(),
-            stop: &self.stop,
+            stop: self.stop.get(),
             done,
         }
     }

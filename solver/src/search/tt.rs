@@ -37,8 +37,9 @@
 //! Slot 1 takes everything else (always-replace). An entry for a key already
 //! present is merged into its own slot.
 
-use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use memmap2::MmapMut;
 
 /// Which side of a board's value a search result bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,15 +136,21 @@ struct Bucket {
 }
 
 /// A fixed-size, lock-free transposition table keyed by exact board keys.
+///
+/// The memory is an anonymous mapping (zero pages, so a fresh table costs
+/// nothing until touched) with transparent huge pages requested on Linux:
+/// a probe is a random access into a large table, and with 4 KiB pages most
+/// probes would also miss the TLB.
 pub struct TranspositionTable {
-    buckets: Box<[Bucket]>,
+    memory: MmapMut,
+    len: usize,
     generation: AtomicU8,
 }
 
 impl std::fmt::Debug for TranspositionTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TranspositionTable")
-            .field("buckets", &self.buckets.len())
+            .field("buckets", &self.len)
             .finish()
     }
 }
@@ -151,31 +158,35 @@ impl std::fmt::Debug for TranspositionTable {
 impl TranspositionTable {
     /// A table of about `megabytes` MiB (at least one bucket).
     ///
-    /// # Panics
-    /// If the memory cannot be allocated.
-    pub fn new(megabytes: usize) -> TranspositionTable {
-        let n = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
-        let layout = Layout::array::<Bucket>(n).expect("transposition table size overflows");
-        // SAFETY: the layout has non-zero size (n >= 1, Bucket is 32 bytes);
-        // an all-zero `AtomicU64` is a valid zero, so zeroed memory is a valid
-        // `[Bucket; n]`; the pointer is checked for null and then owned by
-        // the box, which frees it with the same layout.
-        let buckets = unsafe {
-            let ptr = alloc_zeroed(layout) as *mut Bucket;
-            if ptr.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
-        };
-        TranspositionTable {
-            buckets,
-            generation: AtomicU8::new(0),
+    /// # Errors
+    /// If the memory cannot be mapped.
+    pub fn new(megabytes: usize) -> std::io::Result<TranspositionTable> {
+        let len = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
+        let memory = MmapMut::map_anon(len * std::mem::size_of::<Bucket>())?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only a hint: without huge pages the table works the same.
+            let _ = memory.advise(memmap2::Advice::HugePage);
         }
+        Ok(TranspositionTable {
+            memory,
+            len,
+            generation: AtomicU8::new(0),
+        })
+    }
+
+    #[inline]
+    fn buckets(&self) -> &[Bucket] {
+        // SAFETY: the mapping is page-aligned (Bucket needs 32), holds
+        // exactly `len` buckets, lives as long as `self`, and starts zeroed,
+        // which is a valid `Bucket`; every access after is through atomics,
+        // so shared references to it are sound.
+        unsafe { std::slice::from_raw_parts(self.memory.as_ptr() as *const Bucket, self.len) }
     }
 
     /// Number of slots (two a bucket).
     pub fn slots(&self) -> usize {
-        2 * self.buckets.len()
+        2 * self.len
     }
 
     /// Starts a new generation: older entries become replaceable in the
@@ -186,7 +197,7 @@ impl TranspositionTable {
 
     /// Forgets everything.
     pub fn clear(&self) {
-        for b in self.buckets.iter() {
+        for b in self.buckets() {
             for w in &b.words {
                 w.store(0, Relaxed);
             }
@@ -196,8 +207,8 @@ impl TranspositionTable {
     #[inline]
     fn bucket(&self, key: u64) -> &Bucket {
         // Fast range reduction of the mixed key onto the bucket count.
-        let i = ((mix(key) as u128 * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[i]
+        let i = ((mix(key) as u128 * self.len as u128) >> 64) as usize;
+        &self.buckets()[i]
     }
 
     /// Prefetches the bucket of `key` (a hint; no effect on results).
@@ -292,7 +303,7 @@ mod tests {
 
     #[test]
     fn stores_merge_into_exact_and_keys_are_verified() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         assert_eq!(tt.load(12345), None);
         tt.store(12345, 4, Bound::Lower, Some(2), 3);
         let e = tt.load(12345).unwrap();
@@ -312,7 +323,7 @@ mod tests {
     #[test]
     fn a_one_bucket_table_keeps_the_most_work_and_the_latest() {
         // One bucket: every key collides, and a wrong key must never load.
-        let tt = TranspositionTable::new(0);
+        let tt = TranspositionTable::new(0).unwrap();
         assert_eq!(tt.slots(), 2);
         tt.store(1, 1, Bound::Exact, None, 20);
         tt.store(2, 2, Bound::Exact, None, 5);

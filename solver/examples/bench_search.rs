@@ -1,0 +1,108 @@
+//! Times the solver on one start position.
+//!
+//! ```text
+//! cargo run --release --example bench_search -- M N RULES [THREADS] [TT_MB] [SWITCH..]
+//! ```
+//! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
+//! `no-tt-move no-ordering no-futility no-parity guess0`, or `plain`; `etc`
+//! turns ETC on, `etc-min=K` on from K seeds up; `guess=D` sets the depth
+//! of the first-guess search.
+//! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
+
+use std::process::ExitCode;
+
+use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::{Game, Position, Rules};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() < 3 {
+        eprintln!("usage: bench_search M N ec|std [THREADS] [TT_MB] [SWITCH..]");
+        return ExitCode::from(2);
+    }
+    let (Ok(m), Ok(n)) = (args[0].parse::<usize>(), args[1].parse::<usize>()) else {
+        eprintln!("M and N must be numbers");
+        return ExitCode::from(2);
+    };
+    let rules = match args[2].as_str() {
+        "ec" => Rules::EMPTY_CAPTURE,
+        "std" => Rules::STANDARD,
+        other => {
+            eprintln!("unknown rules '{other}': ec or std");
+            return ExitCode::from(2);
+        }
+    };
+    let mut config = SearchConfig::default();
+    config.threads = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(1);
+    config.tt_mb = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1024);
+    for switch in args.iter().skip(5) {
+        match switch.as_str() {
+            "plain" => {
+                config = SearchConfig {
+                    threads: config.threads,
+                    tt_mb: config.tt_mb,
+                    ..SearchConfig::plain()
+                }
+            }
+            "no-tt-move" => config.tt_move = false,
+            "no-ordering" => config.ordering = false,
+            "no-futility" => config.futility = false,
+            "no-etc" => config.etc = false,
+            "etc" => config.etc = true,
+            "no-parity" => config.parity = false,
+            "guess0" => config.guess_depth = 0,
+            s if s.starts_with("guess=") => match s["guess=".len()..].parse() {
+                Ok(d) => config.guess_depth = d,
+                Err(_) => {
+                    eprintln!("guess=D needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            s if s.starts_with("etc-min=") => match s["etc-min=".len()..].parse() {
+                Ok(k) => {
+                    config.etc = true;
+                    config.etc_min_seeds = k;
+                }
+                Err(_) => {
+                    eprintln!("etc-min=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            other => {
+                eprintln!("unknown switch '{other}'");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let start = match Position::start(m, n) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let solver = match Solver::new(Game::new(m, rules), config.clone(), None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(1);
+        }
+    };
+    let Ok(value) = solver.solve(&start) else {
+        eprintln!("interrupted");
+        return ExitCode::from(1);
+    };
+    let st = solver.stats();
+    println!(
+        "Kalah({m},{n}) {} threads={} tt={}MB switches={:?}: value {value:+} time {:.3}s nodes {} nodes/s {:.0} tests {}",
+        rules.slug(),
+        config.threads,
+        config.tt_mb,
+        &args[5.min(args.len())..],
+        st.elapsed.as_secs_f64(),
+        st.nodes,
+        st.nodes_per_second(),
+        st.tests
+    );
+    ExitCode::SUCCESS
+}
