@@ -2,10 +2,8 @@
 //! when missing) and a solver, from the flags every solving command shares.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
 
 use clap::Args;
 use kalah_solver::search::{SearchConfig, Solver};
@@ -145,16 +143,8 @@ pub fn make_solver(
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
     let probe = tables.map(|t| t as Arc<dyn Probe>);
-    let solver = Solver::new(game, search.config(), probe)
+    let mut solver = Solver::new(game, search.config(), probe)
         .map_err(|e| CliError::Failure(format!("cannot start the solver: {e}")))?;
-    // Ctrl-C sets the process flag; forward it to the solver's own.
-    let stop = solver.stop_flag();
-    thread::spawn(move || loop {
-        if interrupt::requested() {
-            stop.store(true, Ordering::Relaxed);
-            return;
-        }
-        thread::sleep(Duration::from_millis(50));
-    });
+    solver.watch_flag(interrupt::flag());
     Ok(solver)
 }
