@@ -16,7 +16,7 @@
 //! over, so every tier is acyclic and is solved from the tiers below it and
 //! its own already solved boards.
 //!
-//! * [`format`]: the on-disk format of one tier file (documented whole there).
+//! * [`mod@format`]: the on-disk format of one tier file (documented whole there).
 //! * [`build`]: [`build_tables`], tier by tier, each tier in parallel;
 //!   deterministic bytes, resumable, interruptible.
 //! * [`reader`]: [`TierTable`] over any byte source and [`Tables`], a lazily
