@@ -488,14 +488,16 @@ mod tests {
     }
 }
 
-/// Asks for the cache line of `p` (a hint: no effect on results).
+/// Asks for the cache line of `p` (a hint: no effect on results). Into L2
+/// (T1): with L1 hints, the lines of a block and the rank table evict each
+/// other (measured ~8% slower).
 #[inline(always)]
 fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching never faults, whatever the address.
     #[allow(unused_unsafe)]
     unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T1);
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;

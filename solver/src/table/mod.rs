@@ -16,7 +16,7 @@
 //! over, so every tier is acyclic and is solved from the tiers below it and
 //! its own already solved boards.
 //!
-//! * [`format`]: the on-disk format of one tier file (documented whole there).
+//! * [`mod@format`]: the on-disk format of one tier file (documented whole there).
 //! * [`build`]: [`build_tables`], tier by tier, each tier in parallel;
 //!   deterministic bytes, resumable, interruptible.
 //! * [`reader`]: [`TierTable`] over any byte source and [`Tables`], a lazily
@@ -25,6 +25,28 @@
 //!   independent search.
 //!
 //! Every failure is a [`TableError`] naming the file and the reason.
+//!
+//! ```
+//! use kalah_solver::table::{build_tables, BuildConfig, Tables};
+//! use kalah_solver::{Board, Game, Probe, Rules};
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let dir = std::env::temp_dir().join(format!("kalah-table-doc-{}", std::process::id()));
+//! let config = BuildConfig { pits: 4, rules: Rules::STANDARD, max_seeds: 6, threads: 1 };
+//! let stop = AtomicBool::new(false); // set it (e.g. on Ctrl-C) to stop cleanly
+//! let report = build_tables(&dir, &config, &(), &stop)?;
+//! assert_eq!(report.tiers.len(), 7);
+//!
+//! let tables = Tables::open(&dir, 4, Rules::STANDARD)?; // cheap: files are mapped on first use
+//! assert_eq!(tables.max_seeds(), 6);
+//! // The mover sows their last seed into the store, moves again with no
+//! // seeds left, and the opponent sweeps their seed: 1 - 1 = 0.
+//! let board = Board::from_sides(&[0, 0, 0, 1], &[1, 0, 0, 0]);
+//! assert_eq!(tables.probe(board), Some(0));
+//! assert_eq!(tables.probe(board), Some(Game::new(4, Rules::STANDARD).reference_value(board)));
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok::<(), kalah_solver::table::TableError>(())
+//! ```
 
 pub mod build;
 pub mod format;
