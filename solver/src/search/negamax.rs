@@ -6,13 +6,14 @@
 //! stores are an offset the caller adds, and every table entry is valid in
 //! every position with the same houses.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::config::SearchConfig;
 use super::ordering::Children;
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
 use crate::board::{Board, Game};
 use crate::index::Index;
+use crate::rules::MAX_PITS;
 use crate::Probe;
 
 /// How many nodes pass between two looks at the stop flags.
@@ -20,6 +21,10 @@ const STOP_CHECK_MASK: u64 = 1023;
 
 /// Helper threads reorder the children of nodes this close to the root.
 const HELPER_PLIES: u32 = 3;
+
+/// Only nodes with at least this many seeds are marked busy: smaller ones
+/// are cheaper to search twice than to coordinate.
+const BUSY_MIN_SEEDS: u32 = 16;
 
 /// What every worker of one search shares.
 pub(crate) struct Shared<'a> {
@@ -37,6 +42,9 @@ pub(crate) struct Shared<'a> {
     pub stop: &'a AtomicBool,
     /// Another thread finished this search: give up.
     pub done: &'a AtomicBool,
+    /// Keys (plus one) of the nodes threads are searching now, by hash;
+    /// one slot when single-threaded (then unused).
+    pub busy: &'a [AtomicU64],
 }
 
 /// One thread's search state and counters.
@@ -60,6 +68,34 @@ impl<'a> Worker<'a> {
             probe_hits: 0,
             aborted: false,
         }
+    }
+
+    #[inline]
+    fn busy_slot(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % self.sh.busy.len()
+    }
+
+    /// Marks the node `key` as being searched; the slot, if it was free.
+    fn mark_busy(&self, key: u64) -> Option<usize> {
+        let slot = self.busy_slot(key);
+        self.sh.busy[slot]
+            .compare_exchange(0, key + 1, Relaxed, Relaxed)
+            .ok()
+            .map(|_| slot)
+    }
+
+    fn unmark_busy(&self, slot: usize, key: u64) {
+        let _ = self.sh.busy[slot].compare_exchange(key + 1, 0, Relaxed, Relaxed);
+    }
+
+    /// Whether another thread is searching `board` now.
+    fn is_busy(&self, board: Board) -> bool {
+        let seeds = board.seeds();
+        if seeds < BUSY_MIN_SEEDS || seeds > self.sh.key_seeds {
+            return false;
+        }
+        let key = self.sh.index.key(board);
+        self.sh.busy[self.busy_slot(key)].load(Relaxed) == key + 1
     }
 
     #[inline]
@@ -151,7 +187,28 @@ impl<'a> Worker<'a> {
         let alpha0 = alpha;
         let mut best = i32::MIN;
         let mut best_move = 0u8;
-        for kid in kids.as_slice() {
+        // Simplified ABDADA: with several threads, a child (not the first)
+        // that another thread is searching right now is put off to the end,
+        // by when its value is likely in the table.
+        let mut deferred = [0usize; MAX_PITS];
+        let mut n_deferred = 0;
+        let busy = key.filter(|_| sh.busy.len() > 1 && seeds >= BUSY_MIN_SEEDS);
+        let mark = busy.map(|k| self.mark_busy(k));
+        let n_kids = kids.as_slice().len();
+        let mut i = 0;
+        while i < n_kids + n_deferred {
+            let (idx, may_defer) = if i < n_kids {
+                (i, i > 0)
+            } else {
+                (deferred[i - n_kids], false)
+            };
+            i += 1;
+            let kid = kids.as_slice()[idx];
+            if may_defer && busy.is_some() && self.is_busy(kid.sown.board) {
+                deferred[n_deferred] = idx;
+                n_deferred += 1;
+                continue;
+            }
             let gain = kid.sown.gain as i32;
             let v = match (kid.known, kid.sown.extra_turn) {
                 (Some(c), true) => gain + c,
@@ -164,7 +221,7 @@ impl<'a> Worker<'a> {
                 }
             };
             if self.aborted {
-                return 0;
+                break;
             }
             if v > best {
                 best = v;
@@ -176,6 +233,12 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
+        }
+        if let Some(slot) = mark.flatten() {
+            self.unmark_busy(slot, key.unwrap_or(0));
+        }
+        if self.aborted {
+            return 0;
         }
         if let Some(k) = key {
             let bound = if best >= beta {

@@ -108,6 +108,8 @@ pub struct Solver {
     tt: TranspositionTable,
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
+    /// The threads' "searching now" marks (one unused slot single-threaded).
+    busy: Box<[AtomicU64]>,
     stop: StopFlag,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
@@ -148,12 +150,16 @@ impl Solver {
         } else {
             None
         };
+        let busy = (0..if config.threads > 1 { 1 << 16 } else { 1 })
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(Solver {
             index: Index::new(game.pits()),
             tt: TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?,
             game,
             config,
             probe,
+            busy,
             pool,
             stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
             nodes: AtomicU64::new(0),
@@ -260,6 +266,7 @@ impl Solver {
     }
 
     fn shared<'a>(&'a self, done: &'a AtomicBool) -> Shared<'a> {
+        let busy = &self.busy[..];
         let probe = self.probe.as_deref().filter(|_| self.config.probes);
         Shared {
             game: &self.game,
@@ -271,6 +278,7 @@ impl Solver {
             key_seeds: self.index.key_seeds(),
             stop: self.stop.get(),
             done,
+            busy,
         }
     }
 
