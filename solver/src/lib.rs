@@ -40,4 +40,8 @@ pub trait Probe: Send + Sync {
     /// stores excluded, as [`Game::reference_value`]), or `None` when the
     /// board holds more than [`Probe::max_seeds`] seeds.
     fn probe(&self, board: Board) -> Option<i32>;
+
+    /// A hint that `board` will be probed soon: start loading its entry.
+    /// Never changes a result; the default does nothing.
+    fn prefetch(&self, _board: Board) {}
 }

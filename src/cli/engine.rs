@@ -124,7 +124,9 @@ pub fn prepare_tables(
             build_with_progress(&args.tables, &config)?;
         }
     }
-    let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full).map_err(|e| {
+    let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full)
+        .map(Tables::resident)
+        .map_err(|e| {
         CliError::Failure(format!(
             "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
             args.tables.display()

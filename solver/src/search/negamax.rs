@@ -169,6 +169,20 @@ impl<'a> Worker<'a> {
         }
 
         let mut kids = Children::generate(sh.game, board, tt_move, cfg.ordering);
+        // Start the memory reads of every child's table entry now: by the
+        // time the search reaches a child its entry is likely in cache (the
+        // loads are otherwise most of the time of a node).
+        for kid in kids.as_slice() {
+            let child = kid.sown.board;
+            let child_seeds = child.seeds();
+            if child_seeds <= sh.probe_seeds {
+                if let Some(p) = sh.probe {
+                    p.prefetch(child);
+                }
+            } else if child_seeds <= sh.key_seeds {
+                sh.tt.prefetch(sh.index.key(child));
+            }
+        }
         if cfg.futility || cfg.etc {
             let etc = cfg.etc && seeds >= cfg.etc_min_seeds;
             if let Some(cut) = self.cut_before_search(&mut kids, beta, etc) {

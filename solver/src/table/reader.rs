@@ -117,6 +117,43 @@ impl TierTable<Mmap> {
         let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
         TierTable::from_bytes(map, path, pits, rules, tier, check)
     }
+
+    /// Reads the file at `path` into anonymous memory that asks for
+    /// transparent huge pages, then checks it. A search probes tables at
+    /// random, and with 4 KiB pages of a file map nearly every probe misses
+    /// the TLB (expensive under virtualisation); huge pages make most probes
+    /// a single cache miss. Costs the file's size in memory.
+    pub fn load(
+        path: &Path,
+        pits: usize,
+        rules: Rules,
+        tier: u32,
+        check: Check,
+    ) -> Result<TierTable<Mmap>, TableError> {
+        let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
+        // SAFETY: as in `open`: table files are replaced by rename, never
+        // modified in place.
+        let source = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
+        if source.len() <= HEADER_LEN {
+            // Too short to be a table: the checker says why.
+            return TierTable::from_bytes(source, path, pits, rules, tier, check);
+        }
+        let mut copy = memmap2::MmapOptions::new()
+            .len(source.len())
+            .map_anon()
+            .map_err(|e| TableError::io(path, "allocate", e))?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only a hint: without huge pages the table works the same.
+            let _ = copy.advise(memmap2::Advice::HugePage);
+        }
+        copy[..source.len()].copy_from_slice(&source);
+        let map = copy
+            .make_read_only()
+            .map_err(|e| TableError::io(path, "protect", e))?;
+        drop(source);
+        TierTable::from_bytes(map, path, pits, rules, tier, check)
+    }
 }
 
 /// A directory of tier files for one board size and rule set, opened lazily:
@@ -128,6 +165,8 @@ pub struct Tables {
     rules: Rules,
     max_seeds: u32,
     check: Check,
+    /// Tiers are copied into huge-page memory instead of mapped.
+    resident: bool,
     ranker: Ranker,
     tiers: Vec<OnceLock<Result<TierTable<Mmap>, TableError>>>,
 }
@@ -181,9 +220,18 @@ impl Tables {
             rules,
             max_seeds: present - 1,
             check,
+            resident: false,
             ranker: Ranker::new(pits),
             tiers: (0..present).map(|_| OnceLock::new()).collect(),
         })
+    }
+
+    /// Load each tier into memory (huge pages) on first use instead of
+    /// mapping its file: faster probes for a long search, at the cost of the
+    /// tables' size in memory and a read of each file. See [`TierTable::load`].
+    pub fn resident(mut self) -> Tables {
+        self.resident = true;
+        self
     }
 
     /// The file of tier `k`.
@@ -210,8 +258,14 @@ impl Tables {
     /// [`Probe::max_seeds`]. A failure is remembered and returned again.
     pub fn tier(&self, k: u32) -> Option<Result<&TierTable<Mmap>, &TableError>> {
         let cell = self.tiers.get(k as usize)?;
-        let t = cell
-            .get_or_init(|| TierTable::open(&self.path(k), self.pits, self.rules, k, self.check));
+        let t = cell.get_or_init(|| {
+            let open = if self.resident {
+                TierTable::load
+            } else {
+                TierTable::open
+            };
+            open(&self.path(k), self.pits, self.rules, k, self.check)
+        });
         Some(t.as_ref())
     }
 
@@ -241,5 +295,23 @@ impl Probe for Tables {
     /// a wrong value.
     fn probe(&self, board: Board) -> Option<i32> {
         self.try_probe(board).ok().flatten()
+    }
+
+    #[inline]
+    fn prefetch(&self, board: Board) {
+        let Some(Ok(t)) = self.tiers.get(board.seeds() as usize).and_then(|c| c.get()) else {
+            return;
+        };
+        if let Some(byte) = t.raw().get(self.ranker.rank(board) as usize) {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: prefetching is a hint and never faults; the pointer is
+            // into the live tier.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch(byte as *const u8 as *const i8, _MM_HINT_T0);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = byte;
+        }
     }
 }
