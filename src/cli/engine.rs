@@ -47,9 +47,10 @@ pub struct SearchArgs {
     /// Turn off trying the transposition table's best move first.
     #[arg(long)]
     pub no_tt_move: bool,
-    /// Turn off the enhanced transposition cut-off.
+    /// Turn on the enhanced transposition cut-off (looks up every child
+    /// first: fewer nodes, but more time a node; off by default).
     #[arg(long)]
-    pub no_etc: bool,
+    pub etc: bool,
     /// Turn off futility cut-offs from the seed bounds.
     #[arg(long)]
     pub no_futility: bool,
@@ -67,7 +68,7 @@ impl SearchArgs {
             threads: self.threads.max(1),
             tt_move: !self.no_tt_move,
             ordering: !self.no_ordering,
-            etc: !self.no_etc,
+            etc: self.etc,
             futility: !self.no_futility,
             ..SearchConfig::default()
         }
