@@ -430,7 +430,8 @@ fn reproduce_matches_small_instances_and_flags_an_injected_wrong_claim() {
         "8",
     ];
     let mut args = base.to_vec();
-    args.extend(["--svg", path(&svg), "--markdown"]);
+    let out_dir = dir.join("out");
+    args.extend(["--svg", path(&svg), "--markdown", "--out", path(&out_dir)]);
     let out = kalah(&args);
     let md = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -447,6 +448,18 @@ fn reproduce_matches_small_instances_and_flags_an_injected_wrong_claim() {
     assert_eq!(check_xml(&svg_text), Ok("svg".to_string()));
     assert!(svg_text.contains("xmlns=\"http://www.w3.org/2000/svg\""));
     assert_eq!(svg_text.matches("<rect").count(), 1 + 2 * 9);
+    // --out writes the same report as files.
+    let written = std::fs::read_to_string(out_dir.join("reproduce.md")).expect("md written");
+    assert_eq!(written, md);
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("reproduce.svg")).expect("svg written"),
+        svg_text
+    );
+    let json = std::fs::read_to_string(out_dir.join("reproduce.json")).expect("json written");
+    assert!(
+        json.contains("\"mismatches\":0") && json.contains("\"rows\":["),
+        "{json}"
+    );
 
     // Kalah(2,2) is a loss for the first player under empty capture; claim
     // a win and the run must say so and fail.

@@ -236,20 +236,31 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         .count()
         + games.iter().filter(|g| !g.ok()).count();
     let seconds = started.elapsed().as_secs_f64();
+    let write = |path: &PathBuf, text: &str| {
+        fs::write(path, text)
+            .map_err(|e| CliError::Failure(format!("cannot write {}: {e}", path.display())))
+    };
+    let json = Json::object()
+        .with("rows", Json::Array(rows.iter().map(Row::json).collect()))
+        .with(
+            "games",
+            Json::Array(games.iter().map(GameCheck::json).collect()),
+        )
+        .with("mismatches", mismatches)
+        .with("seconds", seconds)
+        .render();
     if let Some(path) = &args.svg {
-        fs::write(path, report::svg(&rows))
-            .map_err(|e| CliError::Failure(format!("cannot write {}: {e}", path.display())))?;
+        write(path, &report::svg(&rows))?;
+    }
+    if let Some(dir) = &args.out {
+        fs::create_dir_all(dir)
+            .map_err(|e| CliError::Failure(format!("cannot create {}: {e}", dir.display())))?;
+        write(&dir.join("reproduce.md"), &report::markdown(&rows, &games))?;
+        write(&dir.join("reproduce.json"), &format!("{json}\n"))?;
+        write(&dir.join("reproduce.svg"), &report::svg(&rows))?;
     }
     if args.json {
-        let j = Json::object()
-            .with("rows", Json::Array(rows.iter().map(Row::json).collect()))
-            .with(
-                "games",
-                Json::Array(games.iter().map(GameCheck::json).collect()),
-            )
-            .with("mismatches", mismatches)
-            .with("seconds", seconds);
-        println!("{}", j.render());
+        println!("{json}");
     } else if args.markdown {
         print!("{}", report::markdown(&rows, &games));
     } else {
