@@ -50,11 +50,19 @@ pub fn answer(probe: &dyn Probe, game: &Game, position: &Position) -> Option<Tab
     let mut probes = 1;
     let mut moves = Vec::with_capacity(position.pits());
     if game.terminal_value(board).is_none() {
+        // Sow every house first and start the children's table reads, so
+        // that their cache misses overlap instead of coming one by one.
+        let mut children = [None; crate::rules::MAX_PITS];
         let mut legal = game.moves(board);
         while legal != 0 {
             let house = legal.trailing_zeros() as usize;
             legal &= legal - 1;
             let sown = game.sow(board, house);
+            probe.prefetch(sown.board);
+            children[house] = Some(sown);
+        }
+        for (house, sown) in children.iter().enumerate() {
+            let Some(sown) = *sown else { continue };
             let child = match game.terminal_value(sown.board) {
                 Some(v) => v,
                 None => {
