@@ -55,18 +55,7 @@ impl Analysis {
     /// The principal variation as a move line (turns split at the changes
     /// of player), 1-based houses.
     pub fn pv_line(&self) -> Line {
-        let mut turns: Vec<Vec<usize>> = Vec::new();
-        let mut open = false;
-        for m in &self.pv {
-            if !open {
-                turns.push(Vec::new());
-            }
-            if let Some(t) = turns.last_mut() {
-                t.push(m.house);
-            }
-            open = m.extra_turn;
-        }
-        Line { turns }
+        crate::query::pv_line(&self.pv)
     }
 }
 

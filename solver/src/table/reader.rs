@@ -101,6 +101,15 @@ impl<B: AsRef<[u8]>> TierTable<B> {
     }
 }
 
+/// Maps the file at `path` read-only.
+fn map_file(path: &Path) -> Result<Mmap, TableError> {
+    let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
+    // SAFETY: the file is only read through the map; table files are never
+    // modified in place (they are replaced by rename), so the mapped bytes
+    // stay valid while the map lives.
+    unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))
+}
+
 impl TierTable<Mmap> {
     /// Maps and checks the file at `path`.
     pub fn open(
@@ -110,12 +119,7 @@ impl TierTable<Mmap> {
         tier: u32,
         check: Check,
     ) -> Result<TierTable<Mmap>, TableError> {
-        let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
-        // SAFETY: the file is only read through the map; table files are
-        // never modified in place (they are replaced by rename), so the
-        // mapped bytes stay valid while the map lives.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
-        TierTable::from_bytes(map, path, pits, rules, tier, check)
+        TierTable::from_bytes(map_file(path)?, path, pits, rules, tier, check)
     }
 
     /// Reads the file at `path` into anonymous memory that asks for
@@ -130,10 +134,7 @@ impl TierTable<Mmap> {
         tier: u32,
         check: Check,
     ) -> Result<TierTable<Mmap>, TableError> {
-        let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
-        // SAFETY: as in `open`: table files are replaced by rename, never
-        // modified in place.
-        let source = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
+        let source = map_file(path)?;
         if source.len() <= HEADER_LEN {
             // Too short to be a table: the checker says why.
             return TierTable::from_bytes(source, path, pits, rules, tier, check);
