@@ -117,9 +117,8 @@ pub fn push_int(out: &mut String, x: i64) {
             break;
         }
     }
-    for &b in &buf[i..] {
-        out.push(b as char);
-    }
+    // ASCII digits: always valid UTF-8.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 macro_rules! from_int {

@@ -6,7 +6,8 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
+use std::thread;
 use std::time::Instant;
 
 use clap::Args;
@@ -320,12 +321,22 @@ fn print_answer(a: &Answer, rules: Rules) {
 /// One input line's outcome.
 enum Outcome {
     Done(String),
+    /// The first position of a board size: its game is not set up yet.
+    NeedsSetup(Position),
     NeedsSearch(Position),
     Bad(String),
 }
 
+/// The game of one board size and its tables, once a line of that size
+/// has been read.
+type GameSlot = Option<(Game, Option<Arc<Tables>>)>;
+
+/// Lines a batch chunk holds: parsed and answered in parallel, printed in
+/// order.
+const BATCH_CHUNK: usize = 1 << 15;
+
 fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
-    let reader: Box<dyn BufRead> = if file == "-" {
+    let reader: Box<dyn BufRead + Send> = if file == "-" {
         Box::new(BufReader::new(io::stdin()))
     } else {
         let f = File::open(file)
@@ -333,67 +344,95 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         Box::new(BufReader::with_capacity(1 << 20, f))
     };
     let rules = args.rules.rules();
-    let mut games: Vec<Option<(Game, Option<Arc<Tables>>)>> = vec![None; 9];
+    let mut games: Vec<GameSlot> = vec![None; 9];
     let mut solvers: Vec<Option<Solver>> = (0..9).map(|_| None).collect();
-    let out = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 20, out.lock());
     let mut bad = 0u64;
     let mut answered = 0u64;
     let started = Instant::now();
-    let mut lines = reader.lines().enumerate();
-    loop {
-        // A chunk of lines at a time: parsed and answered from the tables in
-        // parallel, searched one by one, printed in order.
-        let mut chunk: Vec<(usize, String)> = Vec::with_capacity(1 << 16);
-        for (i, line) in lines.by_ref() {
-            let line = line.map_err(|e| CliError::Failure(format!("reading {file}: {e}")))?;
-            chunk.push((i + 1, line));
-            if chunk.len() == 1 << 16 {
-                break;
+
+    // Reading, answering and writing overlap: a reader thread hands over
+    // chunks of lines, this thread answers them (in parallel), a writer
+    // thread prints the answers in order.
+    let (line_tx, line_rx) = mpsc::sync_channel::<io::Result<Vec<(usize, String)>>>(2);
+    let read_name = file.to_string();
+    thread::spawn(move || {
+        let mut lines = reader.lines().enumerate();
+        loop {
+            let mut chunk = Vec::with_capacity(BATCH_CHUNK);
+            for (i, line) in lines.by_ref() {
+                match line {
+                    Ok(l) => chunk.push((i + 1, l)),
+                    Err(e) => {
+                        let _ = line_tx.send(Err(e));
+                        return;
+                    }
+                }
+                if chunk.len() == BATCH_CHUNK {
+                    break;
+                }
+            }
+            if chunk.is_empty() || line_tx.send(Ok(chunk)).is_err() {
+                return;
             }
         }
-        if chunk.is_empty() {
-            break;
+    });
+    let (out_tx, out_rx) = mpsc::sync_channel::<Vec<String>>(2);
+    let writer = thread::spawn(move || -> io::Result<()> {
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+        for texts in out_rx {
+            for t in texts {
+                out.write_all(t.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
-        // Games and tables for every board size in the chunk.
-        for (_, line) in &chunk {
-            if let Ok(p) = line.parse::<Position>() {
-                let slot = &mut games[p.pits()];
+        out.flush()
+    });
+
+    for chunk in line_rx {
+        let chunk = chunk.map_err(|e| CliError::Failure(format!("reading {read_name}: {e}")))?;
+        // One parallel pass: parse and answer. The first position of each
+        // board size comes back for its game and tables to be set up here.
+        let answer_line = |games: &[GameSlot], n: usize, line: &str| {
+            let pos = match line.trim().parse::<Position>() {
+                Ok(p) => p,
+                Err(e) => return Outcome::Bad(format!("line {n}: {e}")),
+            };
+            let Some((game, tables)) = &games[pos.pits()] else {
+                return Outcome::NeedsSetup(pos);
+            };
+            let answer = finished(game, &pos).or_else(|| {
+                tables
+                    .as_deref()
+                    .and_then(|t| from_tables(t, game, &pos, args.pv))
+            });
+            match answer {
+                Some(a) => Outcome::Done(a.render(None)),
+                None => Outcome::NeedsSearch(pos),
+            }
+        };
+        let games_ref = &games;
+        let mut outcomes: Vec<Outcome> = chunk
+            .par_iter()
+            .map(|(n, line)| answer_line(games_ref, *n, line))
+            .collect();
+        for ((n, line), outcome) in chunk.iter().zip(outcomes.iter_mut()) {
+            if let Outcome::NeedsSetup(pos) = outcome {
+                let slot = &mut games[pos.pits()];
                 if slot.is_none() {
-                    let game = Game::new(p.pits(), rules);
-                    let (tables, note) = open_tables(args, p.pits(), rules);
+                    let game = Game::new(pos.pits(), rules);
+                    let (tables, note) = open_tables(args, pos.pits(), rules);
                     if let Some(n) = note {
                         eprintln!("kalah: {n}");
                     }
                     *slot = Some((game, tables));
                 }
+                *outcome = answer_line(&games, *n, line);
             }
         }
-        let games_ref = &games;
-        let outcomes: Vec<Outcome> = chunk
-            .par_iter()
-            .map(|(n, line)| {
-                let text = line.trim();
-                let pos = match text.parse::<Position>() {
-                    Ok(p) => p,
-                    Err(e) => return Outcome::Bad(format!("line {n}: {e}")),
-                };
-                let Some((game, tables)) = &games_ref[pos.pits()] else {
-                    return Outcome::Bad(format!("line {n}: no game set up"));
-                };
-                let answer = finished(game, &pos).or_else(|| {
-                    tables
-                        .as_deref()
-                        .and_then(|t| from_tables(t, game, &pos, args.pv))
-                });
-                match answer {
-                    Some(a) => Outcome::Done(a.render(None)),
-                    None => Outcome::NeedsSearch(pos),
-                }
-            })
-            .collect();
+        let mut texts = Vec::with_capacity(outcomes.len());
         for ((n, _), outcome) in chunk.iter().zip(outcomes) {
-            let text = match outcome {
+            texts.push(match outcome {
                 Outcome::Done(s) => {
                     answered += 1;
                     s
@@ -414,16 +453,22 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
                     answered += 1;
                     a.render(None)
                 }
+                Outcome::NeedsSetup(_) => unreachable!("set up above"),
                 Outcome::Bad(msg) => {
                     bad += 1;
                     eprintln!("kalah: {msg}");
                     Json::object().with("line", *n).with("error", msg).render()
                 }
-            };
-            writeln!(out, "{text}").map_err(|e| CliError::Failure(format!("writing: {e}")))?;
+            });
+        }
+        if out_tx.send(texts).is_err() {
+            break;
         }
     }
-    out.flush()
+    drop(out_tx);
+    writer
+        .join()
+        .map_err(|_| CliError::Failure("the writer thread failed".to_string()))?
         .map_err(|e| CliError::Failure(format!("writing: {e}")))?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
