@@ -99,11 +99,4 @@ pub fn start_position(pits: usize, seeds: usize) -> Result<Position, CliError> {
     Position::start(pits, seeds).map_err(|e| CliError::Input(e.to_string()))
 }
 
-/// "+2", "0", "-4": a value with its sign, as the literature prints them.
-pub fn signed(v: i32) -> String {
-    if v > 0 {
-        format!("+{v}")
-    } else {
-        v.to_string()
-    }
-}
+pub use crate::report::signed;

@@ -10,7 +10,7 @@ use kalah_solver::{Game, Position, Side};
 
 use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
-use super::query::{by_search, finished, from_tables, Answer};
+use super::query::{answer_position, by_search, Answer};
 
 /// The human's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,17 +49,9 @@ struct Oracle {
 
 impl Oracle {
     fn answer(&self, pos: &Position) -> Result<Answer, CliError> {
-        if let Some(a) = finished(&self.game, pos) {
-            return Ok(a);
-        }
-        if let Some(a) = self
-            .tables
-            .as_deref()
-            .and_then(|t| from_tables(t, &self.game, pos, false))
-        {
-            return Ok(a);
-        }
-        by_search(&self.solver, pos)
+        answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
+            by_search(&self.solver, p)
+        })
     }
 }
 

@@ -229,6 +229,25 @@ pub(crate) fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     })
 }
 
+/// The answer for `pos`: the final score of a finished game, else from the
+/// tables when the board is inside them, else `search` (the solver is only
+/// built when needed).
+pub(crate) fn answer_position(
+    game: &Game,
+    tables: Option<&Tables>,
+    pos: &Position,
+    with_pv: bool,
+    search: impl FnOnce(&Position) -> Result<Answer, CliError>,
+) -> Result<Answer, CliError> {
+    if let Some(a) = finished(game, pos) {
+        return Ok(a);
+    }
+    if let Some(a) = tables.and_then(|t| from_tables(t, game, pos, with_pv)) {
+        return Ok(a);
+    }
+    search(pos)
+}
+
 pub(crate) fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliError> {
     let t = Instant::now();
     let a = solver
@@ -255,19 +274,10 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let rules = args.rules.rules();
     let game = Game::new(pos.pits(), rules);
     let (tables, note) = open_tables(args, pos.pits(), rules);
-    let answer = match finished(&game, &pos) {
-        Some(a) => a,
-        None => match tables
-            .as_deref()
-            .and_then(|t| from_tables(t, &game, &pos, true))
-        {
-            Some(a) => a,
-            None => {
-                let solver = make_solver(game.clone(), &args.search, tables.clone())?;
-                by_search(&solver, &pos)?
-            }
-        },
-    };
+    let answer = answer_position(&game, tables.as_deref(), &pos, true, |p| {
+        let solver = make_solver(game.clone(), &args.search, tables.clone())?;
+        by_search(&solver, p)
+    })?;
     if args.json {
         println!("{}", answer.render(note.as_deref()));
         return Ok(());
