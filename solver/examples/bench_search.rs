@@ -6,13 +6,17 @@
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
 //! `no-tt-move no-ordering no-futility no-parity guess0`, or `plain`; `etc`
 //! turns ETC on, `etc-min=K` on from K seeds up; `guess=D` sets the depth
-//! of the first-guess search.
+//! of the first-guess search; `tables=DIR` probes the endgame tables in DIR
+//! (loaded into memory), `table-seeds=K` at most K seeds of them.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
 
 use kalah_solver::search::{SearchConfig, Solver};
-use kalah_solver::{Game, Position, Rules};
+use std::sync::Arc;
+
+use kalah_solver::table::{Check, Tables};
+use kalah_solver::{Game, Position, Probe, Rules};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +37,8 @@ fn main() -> ExitCode {
         }
     };
     let mut config = SearchConfig::default();
+    let mut tables: Option<String> = None;
+    let mut table_seeds: Option<u32> = None;
     config.threads = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(1);
     config.tt_mb = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1024);
     for switch in args.iter().skip(5) {
@@ -49,8 +55,24 @@ fn main() -> ExitCode {
             "no-futility" => config.futility = false,
             "no-etc" => config.etc = false,
             "etc" => config.etc = true,
+            "no-probe-cuts" => config.probe_cuts = false,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
+            s if s.starts_with("tt-skip=") => match s["tt-skip=".len()..].parse() {
+                Ok(k) => config.tt_skip = k,
+                Err(_) => {
+                    eprintln!("tt-skip=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            s if s.starts_with("tables=") => tables = Some(s["tables=".len()..].to_string()),
+            s if s.starts_with("table-seeds=") => match s["table-seeds=".len()..].parse() {
+                Ok(k) => table_seeds = Some(k),
+                Err(_) => {
+                    eprintln!("table-seeds=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
             s if s.starts_with("guess=") => match s["guess=".len()..].parse() {
                 Ok(d) => config.guess_depth = d,
                 Err(_) => {
@@ -81,7 +103,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let solver = match Solver::new(Game::new(m, rules), config.clone(), None) {
+    let probe: Option<Arc<dyn Probe>> = match tables {
+        None => None,
+        Some(dir) => match Tables::open_with(&dir, m, rules, table_seeds, Check::Quick) {
+            Ok(t) => Some(Arc::new(t.resident())),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let solver = match Solver::new(Game::new(m, rules), config.clone(), probe) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");

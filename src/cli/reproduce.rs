@@ -200,7 +200,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             .find(|c| c.pits == m && c.seeds == n && c.empty_capture == ec)
             .cloned();
         let best_turn = r
-            .analysis
+            .solution
             .pv_line()
             .turns
             .first()
@@ -210,10 +210,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             pits: m,
             seeds: n,
             empty_capture: ec,
-            value: r.analysis.value,
+            value: r.solution.value,
             claim,
             seconds: t.elapsed().as_secs_f64(),
-            nodes: r.analysis.stats.nodes,
+            nodes: r.solution.stats.nodes,
             pie: r.turns.as_ref().map(|t| {
                 (
                     t.pie.value,

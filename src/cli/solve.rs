@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Args;
-use kalah_solver::search::{Analysis, TurnAnalysis};
+use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line};
 
 use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
@@ -37,7 +37,7 @@ pub struct SolveArgs {
 
 /// What `solve` found, for printing.
 pub struct SolveReport {
-    pub analysis: Analysis,
+    pub solution: Solution,
     pub turns: Option<TurnAnalysis>,
     pub table_seeds: Option<u32>,
     pub build_seconds: f64,
@@ -81,11 +81,10 @@ pub fn solve_start(
     } else {
         None
     };
-    let analysis = solver.analyse(&start).map_err(interrupted)?;
-    let mut analysis = analysis;
-    analysis.stats = solver.stats();
+    let mut solution = solver.solve_line(&start).map_err(interrupted)?;
+    solution.stats = solver.stats();
     Ok(SolveReport {
-        analysis,
+        solution,
         turns,
         table_seeds,
         build_seconds,
@@ -105,7 +104,7 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
         with_turns,
     )?;
     let rules = args.rules.rules();
-    let a = &r.analysis;
+    let a = &r.solution;
     let value = a.value;
     let result = match value.signum() {
         1 => "first player wins",

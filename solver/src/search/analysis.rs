@@ -59,6 +59,28 @@ impl Analysis {
     }
 }
 
+/// A position's value and one perfect game from it: what a solve from the
+/// start reports, without the values of the other moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// The position solved.
+    pub position: Position,
+    /// Final store difference for the side to move under perfect play.
+    pub value: i32,
+    /// A perfect game from the position to its end; its first turn is a
+    /// best first turn.
+    pub pv: Vec<PvMove>,
+    /// The work it took.
+    pub stats: SearchStats,
+}
+
+impl Solution {
+    /// The principal variation as a move line, 1-based houses.
+    pub fn pv_line(&self) -> Line {
+        crate::query::pv_line(&self.pv)
+    }
+}
+
 /// The exact value of one whole turn (sowings until the turn passes or the
 /// game ends).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +160,27 @@ pub fn turns(solver: &Solver, position: &Position) -> Vec<(Vec<usize>, Position)
 }
 
 impl Solver {
+    /// Solves `position` and finds a principal variation to the end of the
+    /// game (one null-window test per sowing tried along it): the value and
+    /// a best turn, at a fraction of the cost of [`Solver::analyse`].
+    ///
+    /// # Errors
+    /// [`Interrupted`] when the stop flag was set.
+    ///
+    /// # Panics
+    /// If the position has a different number of houses than the game.
+    pub fn solve_line(&self, position: &Position) -> Result<Solution, Interrupted> {
+        let before = self.stats();
+        let value = self.solve(position)?;
+        let pv = self.principal_variation(position, value)?;
+        Ok(Solution {
+            position: *position,
+            value,
+            pv,
+            stats: self.stats().since(&before),
+        })
+    }
+
     /// Solves `position` and every legal sowing from it, and finds a
     /// principal variation to the end of the game.
     ///

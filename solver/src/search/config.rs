@@ -21,6 +21,11 @@ pub struct SearchConfig {
     /// it saves 15-20% of the nodes but costs 20-30% more time (Kalah(5,4)
     /// and (6,3), 256 MiB table), each look-up costing about a node.
     pub etc: bool,
+    /// Before searching any child, look up every child the endgame tables
+    /// cover (or whose game is over): one that reaches beta cuts the node,
+    /// and the others are not searched again. The cheap part of ETC: the
+    /// entries were prefetched and are read once either way.
+    pub probe_cuts: bool,
     /// Enhanced transposition cut-offs only at boards with at least this
     /// many seeds: near the leaves the extra table look-ups cost more than
     /// the nodes they save.
@@ -28,6 +33,11 @@ pub struct SearchConfig {
     /// Ask the [`Probe`](crate::Probe), when one is given, for boards with
     /// at most its number of seeds.
     pub probes: bool,
+    /// Boards with at most this many seeds more than the endgame tables
+    /// cover (than none without tables) skip the transposition table: their
+    /// subtrees are small, and the table's memory misses cost more than
+    /// searching them again.
+    pub tt_skip: u32,
     /// Let MTD(f) step by two when the rules fix the parity of values.
     pub parity: bool,
     /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
@@ -47,8 +57,10 @@ impl Default for SearchConfig {
             ordering: true,
             futility: true,
             etc: false,
+            probe_cuts: true,
             etc_min_seeds: ETC_MIN_SEEDS,
             probes: true,
+            tt_skip: 2,
             parity: true,
             guess_depth: 8,
         }
@@ -63,7 +75,9 @@ impl SearchConfig {
             ordering: false,
             futility: false,
             etc: false,
+            probe_cuts: false,
             probes: false,
+            tt_skip: 0,
             parity: false,
             guess_depth: 0,
             ..SearchConfig::default()

@@ -36,8 +36,10 @@ pub(crate) struct Shared<'a> {
     pub probe: Option<&'a dyn Probe>,
     /// Boards with at most this many seeds are probed (0 without a probe).
     pub probe_seeds: u32,
-    /// Boards with at most this many seeds have a key (and use the table).
+    /// Boards with at most this many seeds have a key.
     pub key_seeds: u32,
+    /// Boards with fewer seeds do not use the transposition table.
+    pub tt_min_seeds: u32,
     /// The user's interruption.
     pub stop: &'a AtomicBool,
     /// Another thread finished this search: give up.
@@ -45,6 +47,15 @@ pub(crate) struct Shared<'a> {
     /// Keys (plus one) of the nodes threads are searching now, by hash;
     /// one slot when single-threaded (then unused).
     pub busy: &'a [AtomicU64],
+}
+
+impl Shared<'_> {
+    /// Whether boards with `seeds` seeds are looked up in and stored to
+    /// the transposition table.
+    #[inline]
+    pub fn uses_tt(&self, seeds: u32) -> bool {
+        seeds >= self.tt_min_seeds && seeds <= self.key_seeds
+    }
 }
 
 /// One thread's search state and counters.
@@ -91,7 +102,7 @@ impl<'a> Worker<'a> {
     /// Whether another thread is searching `board` now.
     fn is_busy(&self, board: Board) -> bool {
         let seeds = board.seeds();
-        if seeds < BUSY_MIN_SEEDS || seeds > self.sh.key_seeds {
+        if seeds < BUSY_MIN_SEEDS || !self.sh.uses_tt(seeds) {
             return false;
         }
         let key = self.sh.index.key(board);
@@ -147,7 +158,7 @@ impl<'a> Worker<'a> {
         }
 
         let (mut alpha, mut beta) = (alpha, beta);
-        let key = (seeds <= sh.key_seeds).then(|| sh.index.key(board));
+        let key = sh.uses_tt(seeds).then(|| sh.index.key(board));
         let mut tt_move = None;
         if let Some(e) = key.and_then(|k| sh.tt.load(k)) {
             if e.lower >= beta {
@@ -179,11 +190,11 @@ impl<'a> Worker<'a> {
                 if let Some(p) = sh.probe {
                     p.prefetch(child);
                 }
-            } else if child_seeds <= sh.key_seeds {
+            } else if sh.uses_tt(child_seeds) {
                 sh.tt.prefetch(sh.index.key(child));
             }
         }
-        if cfg.futility || cfg.etc {
+        if cfg.futility || cfg.etc || cfg.probe_cuts {
             let etc = cfg.etc && seeds >= cfg.etc_min_seeds;
             if let Some(cut) = self.cut_before_search(&mut kids, beta, etc) {
                 if let Some(k) = key {
@@ -291,12 +302,13 @@ impl<'a> Worker<'a> {
             if cfg.futility && gain - child_seeds as i32 >= beta {
                 return Some((gain - child_seeds as i32, kid.house));
             }
-            if !etc {
+            let in_tables = child_seeds <= sh.probe_seeds;
+            if !(etc || cfg.probe_cuts && in_tables) {
                 continue;
             }
             let known = match sh.game.terminal_value(child) {
                 Some(v) => Some(v),
-                None if cfg.probes => self.probe(child, child_seeds),
+                None if in_tables => self.probe(child, child_seeds),
                 None => None,
             };
             if let Some(c) = known {
@@ -311,7 +323,7 @@ impl<'a> Worker<'a> {
                 }
                 continue;
             }
-            if child_seeds <= sh.key_seeds {
+            if etc && sh.uses_tt(child_seeds) {
                 if let Some(e) = sh.tt.load(sh.index.key(child)) {
                     let lower = if kid.sown.extra_turn {
                         (e.lower != NO_LOWER).then(|| gain + e.lower)

@@ -276,6 +276,7 @@ impl Solver {
             probe,
             probe_seeds: probe.map_or(0, |p| p.max_seeds()),
             key_seeds: self.index.key_seeds(),
+            tt_min_seeds: probe.map_or(0, |p| p.max_seeds() + 1) + self.config.tt_skip,
             stop: self.stop.get(),
             done,
             busy,
@@ -337,7 +338,14 @@ impl Solver {
             g = down(g.clamp(lower, upper));
             // Test v >= beta for a beta in (lower, upper].
             let beta = if g <= lower { lower + step } else { g };
+            let n0 = self.nodes.load(Relaxed);
             let r = self.test(board, beta)?;
+            if std::env::var_os("KALAH_TRACE").is_some() {
+                eprintln!(
+                    "test beta {beta} -> {r} nodes {}",
+                    self.nodes.load(Relaxed) - n0
+                );
+            }
             if r >= beta {
                 lower = up(r.min(upper));
             } else {
