@@ -41,11 +41,12 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
         let small = Arc::new(
             Tables::open_with(&dir, 6, rules, Some(6), kalah::table::Check::Full).expect("open"),
         );
+        // Two threads: the parallel MTD(f) driver with table probes.
         let probing = Solver::new(
             game,
             SearchConfig {
                 tt_mb: 32,
-                threads: 1,
+                threads: 2,
                 ..SearchConfig::default()
             },
             Some(small as Arc<dyn Probe>),

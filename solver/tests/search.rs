@@ -231,6 +231,20 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
+            "no probe cuts",
+            SearchConfig {
+                probe_cuts: false,
+                ..d.clone()
+            },
+        ),
+        (
+            "no table below 7 seeds",
+            SearchConfig {
+                tt_skip: 6,
+                ..d.clone()
+            },
+        ),
+        (
             "no parity",
             SearchConfig {
                 parity: false,

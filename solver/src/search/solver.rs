@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
@@ -95,6 +95,92 @@ impl StopFlag {
             StopFlag::Owned(f) => f,
             StopFlag::Static(f) => f,
         }
+    }
+}
+
+/// What MTD(f) knows about a board's value `v`: `lower <= v <= upper`,
+/// `v` in `[-s, s]` and `v == s (mod step)`, and the current guess `g`.
+#[derive(Clone, Copy, Debug)]
+struct Bracket {
+    s: i32,
+    step: i32,
+    lower: i32,
+    upper: i32,
+    g: i32,
+}
+
+impl Bracket {
+    fn new(s: i32, step: i32) -> Bracket {
+        Bracket {
+            s,
+            step,
+            lower: -s,
+            upper: s,
+            g: 0,
+        }
+    }
+
+    /// The smallest possible value at least `x`.
+    fn up(&self, x: i32) -> i32 {
+        x + (self.s - x).rem_euclid(self.step)
+    }
+
+    /// The largest possible value at most `x`.
+    fn down(&self, x: i32) -> i32 {
+        x - (x - self.s).rem_euclid(self.step)
+    }
+
+    /// Intersects with the bounds `[lower, upper]`.
+    fn narrow(&mut self, lower: i32, upper: i32) {
+        self.lower = self.lower.max(self.up(lower));
+        self.upper = self.upper.min(self.down(upper));
+    }
+
+    fn settled(&self) -> bool {
+        self.lower >= self.upper
+    }
+
+    /// Whether a test `v >= beta` would still tell something.
+    fn open(&self, beta: i32) -> bool {
+        self.lower < beta && beta <= self.upper
+    }
+
+    /// The test MTD(f) runs next: `v >= beta` for the guess clamped into
+    /// the bracket, or just above the lower bound.
+    fn next_beta(&self) -> i32 {
+        let g = self.down(self.g.clamp(self.lower, self.upper));
+        if g <= self.lower {
+            self.lower + self.step
+        } else {
+            g
+        }
+    }
+
+    /// The tests worth running, most urgent first: the next one, then the
+    /// one it leads to if it fails the way the last results point (up from
+    /// a test just above the lower bound, down from one at the upper bound),
+    /// then outwards on both sides.
+    fn candidates(&self) -> impl Iterator<Item = i32> + '_ {
+        let b = self.next_beta();
+        let dir = if b == self.upper && b != self.lower + self.step {
+            -1
+        } else {
+            1
+        };
+        let far = 2 * self.s / self.step + 1;
+        std::iter::once(b)
+            .chain((1..=far).flat_map(move |i| [b + dir * i * self.step, b - dir * i * self.step]))
+            .filter(move |&beta| self.open(beta))
+    }
+
+    /// Takes in the fail-soft result `r` of the test `v >= beta`.
+    fn record(&mut self, beta: i32, r: i32) {
+        if r >= beta {
+            self.lower = self.lower.max(self.up(r.min(self.upper)));
+        } else {
+            self.upper = self.upper.min(self.down(r.max(self.lower)));
+        }
+        self.g = r;
     }
 }
 
@@ -305,55 +391,120 @@ impl Solver {
     fn mtdf(&self, board: Board, first_guess: Option<i32>) -> Result<i32, Interrupted> {
         let s = board.seeds() as i32;
         let step = if self.parity_known() { 2 } else { 1 };
-        // Values are s (mod step) and lie in [-s, s].
-        let up = |x: i32| {
-            if (x - s).rem_euclid(step) == 0 {
-                x
-            } else {
-                x + 1
-            }
-        };
-        let down = |x: i32| {
-            if (x - s).rem_euclid(step) == 0 {
-                x
-            } else {
-                x - 1
-            }
-        };
-        let (mut lower, mut upper) = (-s, s);
+        let mut bracket = Bracket::new(s, step);
         if board.seeds() <= self.index.key_seeds() {
             if let Some(e) = self.tt.load(self.index.key(board)) {
-                lower = lower.max(up(e.lower));
-                upper = upper.min(down(e.upper));
+                bracket.narrow(e.lower, e.upper);
             }
         }
-        let mut g = match first_guess {
+        bracket.g = match first_guess {
             Some(g) => g,
             None if self.config.guess_depth > 0 => {
                 guess(&self.game, board, self.config.guess_depth, -s - 1, s + 1)
             }
             None => 0,
         };
-        while lower < upper {
-            g = down(g.clamp(lower, upper));
-            // Test v >= beta for a beta in (lower, upper].
-            let beta = if g <= lower { lower + step } else { g };
-            let n0 = self.nodes.load(Relaxed);
-            let r = self.test(board, beta)?;
-            if std::env::var_os("KALAH_TRACE").is_some() {
-                eprintln!(
-                    "test beta {beta} -> {r} nodes {}",
-                    self.nodes.load(Relaxed) - n0
-                );
+        match &self.pool {
+            Some(pool) => self.mtdf_parallel(pool, board, bracket),
+            None => {
+                while !bracket.settled() {
+                    let beta = bracket.next_beta();
+                    let r = self.test(board, beta)?;
+                    bracket.record(beta, r);
+                }
+                Ok(bracket.lower)
             }
-            if r >= beta {
-                lower = up(r.min(upper));
-            } else {
-                upper = down(r.max(lower));
-            }
-            g = r;
         }
-        Ok(lower)
+    }
+
+    /// MTD(f) on several threads: each thread takes the test the
+    /// sequential driver would run next, or, when another thread already
+    /// runs it, the test that will be needed next if that one turns out as
+    /// expected (the one above a test just over the lower bound, the one
+    /// below a test at the upper bound), or else helps an unfinished test
+    /// (lazy SMP over the shared table). A result narrows the bracket and
+    /// cancels the tests it made pointless.
+    fn mtdf_parallel(
+        &self,
+        pool: &rayon::ThreadPool,
+        board: Board,
+        bracket: Bracket,
+    ) -> Result<i32, Interrupted> {
+        struct Running {
+            beta: i32,
+            done: Arc<AtomicBool>,
+            workers: usize,
+        }
+        struct Race {
+            bracket: Bracket,
+            running: Vec<Running>,
+        }
+        let race = Mutex::new(Race {
+            bracket,
+            running: Vec::new(),
+        });
+        let stop = self.stop.get();
+        pool.broadcast(|_| loop {
+            let (beta, done, helper) = {
+                let mut st = race.lock().unwrap_or_else(|e| e.into_inner());
+                if st.bracket.settled() || stop.load(Relaxed) {
+                    return;
+                }
+                let beta = st
+                    .bracket
+                    .candidates()
+                    .find(|b| st.running.iter().all(|r| r.beta != *b))
+                    .or_else(|| {
+                        // Every useful test runs: help the one with the
+                        // fewest threads.
+                        st.running.iter().min_by_key(|r| r.workers).map(|r| r.beta)
+                    });
+                let Some(beta) = beta else { return };
+                match st.running.iter_mut().find(|r| r.beta == beta) {
+                    Some(r) => {
+                        r.workers += 1;
+                        (beta, Arc::clone(&r.done), r.workers - 1)
+                    }
+                    None => {
+                        let done = Arc::new(AtomicBool::new(false));
+                        st.running.push(Running {
+                            beta,
+                            done: Arc::clone(&done),
+                            workers: 1,
+                        });
+                        (beta, done, 0)
+                    }
+                }
+            };
+            let shared = self.shared(&done);
+            let mut w = Worker::new(&shared, helper);
+            let r = w.search(board, beta - 1, beta, 0);
+            self.nodes.fetch_add(w.nodes, Relaxed);
+            self.probe_hits.fetch_add(w.probe_hits, Relaxed);
+            let mut st = race.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = st.running.iter().position(|r| r.beta == beta) {
+                st.running[i].workers -= 1;
+                if st.running[i].workers == 0 {
+                    st.running.swap_remove(i);
+                }
+            }
+            if w.aborted {
+                continue;
+            }
+            done.store(true, Relaxed);
+            self.tests.fetch_add(1, Relaxed);
+            st.bracket.record(beta, r);
+            let Race { bracket, running } = &mut *st;
+            for t in running.iter().filter(|t| !bracket.open(t.beta)) {
+                t.done.store(true, Relaxed);
+            }
+        });
+        let st = race.into_inner().unwrap_or_else(|e| e.into_inner());
+        if st.bracket.settled() {
+            Ok(st.bracket.lower)
+        } else {
+            Err(Interrupted)
+        }
     }
 
     /// The best house (0-based) the table holds for `board`, if any.
