@@ -1,40 +1,65 @@
 #!/usr/bin/env bash
-# Search benchmark (release): Kalah(6,4) EC and STD without endgame tables,
-# 1 and 2 threads, then the effect of each enhancement switch on a smaller
-# game. Prints one line a run: value, seconds, nodes, nodes/s, MTD(f) tests.
+# Search benchmark (release). Prints one line a run: value, seconds, nodes,
+# nodes/s, MTD(f) tests; with REPEAT > 1, then the median seconds and the
+# 1 -> 2 thread speedup of the medians.
 #
-#   scripts/bench_search.sh            # Kalah(6,4), 1 and 2 threads
-#   scripts/bench_search.sh switches   # each switch flipped, Kalah(5,4)/(4,4) STD
-#   scripts/bench_search.sh 6 5        # another start, 1 and 2 threads
-#   TT_MB=2048 REPEAT=3 scripts/bench_search.sh
+#   scripts/bench_search.sh              # Kalah(6,4) EC and STD, no tables, 1 and 2 threads
+#   scripts/bench_search.sh tables 20    # the same with the endgame tables to 20 seeds
+#                                        # (built into tables/ first if missing)
+#   scripts/bench_search.sh switches     # each switch flipped, Kalah(5,4)/(4,4) STD
+#   scripts/bench_search.sh 6 5          # another start, no tables
+#   TT_MB=1024 REPEAT=3 scripts/bench_search.sh tables 20
 #
 # Timings on a shared machine are noisy: compare node counts, and take the
 # median of REPEAT runs for seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TT_MB=${TT_MB:-1024}
+TT_MB=${TT_MB:-256}
 REPEAT=${REPEAT:-1}
 cargo build --release -q -p kalah-solver --example bench_search
 BIN="${CARGO_TARGET_DIR:-target}/release/examples/bench_search"
 
-run() { for _ in $(seq "$REPEAT"); do "$BIN" "$@"; done; }
+# run ARGS..: REPEAT runs, their lines, then the median seconds on stdout's
+# last line as "median S".
+run() {
+    local times=()
+    for _ in $(seq "$REPEAT"); do
+        line=$("$BIN" "$@")
+        echo "$line" >&2
+        times+=("$(sed -E 's/.* time ([0-9.]+)s.*/\1/' <<<"$line")")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print "median", a[int((NR+1)/2)]}'
+}
 
 if [[ "${1:-}" == switches ]]; then
-    for sw in "" no-tt-move no-futility etc etc-min=24 no-parity guess0; do
+    for sw in "" no-tt-move no-futility etc etc-min=24 no-probe-cuts no-parity guess0; do
         # shellcheck disable=SC2086
-        run 5 4 std 1 256 $sw
+        run 5 4 std 1 256 $sw >/dev/null
     done
     # Without ordering the search is 7x to 200x bigger: a smaller game.
     for sw in "" no-ordering plain; do
         # shellcheck disable=SC2086
-        run 4 4 std 1 256 $sw
+        run 4 4 std 1 256 $sw >/dev/null
     done
     exit 0
 fi
-M=${1:-6}
-N=${2:-4}
-for rules in ec std; do
-    for threads in 1 2; do
-        run "$M" "$N" "$rules" "$threads" "$TT_MB"
+M=6
+N=4
+extra=()
+if [[ "${1:-}" == tables ]]; then
+    K=${2:-20}
+    for rules in ec std; do
+        flag=$([[ $rules == ec ]] && echo --empty-capture || true)
+        # shellcheck disable=SC2086
+        cargo run --release -q -- build --pits 6 --max-seeds "$K" --tables tables $flag >/dev/null
     done
+    extra=(tables=tables "table-seeds=$K")
+elif [[ $# -ge 2 ]]; then
+    M=$1
+    N=$2
+fi
+for rules in ec std; do
+    t1=$(run "$M" "$N" "$rules" 1 "$TT_MB" "${extra[@]}" 2>&1 | tee /dev/stderr | tail -1 | cut -d' ' -f2)
+    t2=$(run "$M" "$N" "$rules" 2 "$TT_MB" "${extra[@]}" 2>&1 | tee /dev/stderr | tail -1 | cut -d' ' -f2)
+    echo "Kalah($M,$N) $rules: median 1 thread ${t1}s, 2 threads ${t2}s, speedup $(awk "BEGIN {printf \"%.2f\", $t1 / $t2}")x"
 done

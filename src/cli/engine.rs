@@ -22,9 +22,10 @@ pub struct TableArgs {
     #[arg(long, default_value = "tables")]
     pub tables: PathBuf,
     /// Use tables of boards with up to K seeds. `solve`, `play` and
-    /// `reproduce` build missing tiers first (default: as many as fit in
-    /// about 250 MB, and fewer than the game's seeds); `query` uses the
-    /// tiers that are there.
+    /// `reproduce` build missing tiers first. Default: the tiers already in
+    /// the directory (up to about 4 GB of them), and at least as many as
+    /// fit in about 250 MB (built if missing); always fewer than the game's
+    /// seeds. `query` uses the tiers that are there.
     #[arg(long, value_name = "K")]
     pub table_seeds: Option<u32>,
     /// Search without endgame tables.
@@ -35,12 +36,16 @@ pub struct TableArgs {
 /// How the search runs; the switches exist to measure each enhancement.
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
-    /// Search threads (lazy SMP over one shared transposition table).
+    /// Search threads. They run MTD(f)'s next null-window test and the one
+    /// it leads to side by side, or share one (lazy SMP), over one
+    /// lock-free transposition table.
     #[arg(long, default_value_t = default_threads())]
     pub threads: usize,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 1024)]
-    pub tt_mb: usize,
+    /// Transposition table size in MiB (default: 256 for games of up to 48
+    /// seeds, 2048 for larger ones; a table larger than the search needs
+    /// is slower, as every first touch of its memory costs a page fault).
+    #[arg(long, value_name = "MIB")]
+    pub tt_mb: Option<usize>,
     /// Turn off move ordering (houses are tried left to right).
     #[arg(long)]
     pub no_ordering: bool,
@@ -60,11 +65,24 @@ fn default_threads() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Default transposition table size for a game of `total_seeds` seeds.
+pub fn default_tt_mb(total_seeds: u32) -> usize {
+    if total_seeds <= 48 {
+        256
+    } else {
+        2048
+    }
+}
+
 impl SearchArgs {
-    /// The search configuration these flags give.
-    pub fn config(&self) -> SearchConfig {
+    /// The search configuration these flags give, for a game of
+    /// `total_seeds` seeds.
+    pub fn config(&self, total_seeds: u32) -> SearchConfig {
         SearchConfig {
-            tt_mb: self.tt_mb.max(1),
+            tt_mb: self
+                .tt_mb
+                .unwrap_or_else(|| default_tt_mb(total_seeds))
+                .max(1),
             threads: self.threads.max(1),
             tt_move: !self.no_tt_move,
             ordering: !self.no_ordering,
@@ -88,6 +106,9 @@ pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
     k
 }
 
+/// Tiers already built are used by default up to this many boards (bytes).
+const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
+
 /// Opens the tables for `pits` and `rules`, building the missing tiers
 /// first (with progress bars) when `build` is set. `None` with
 /// `--no-tables` or a table size of 0.
@@ -105,9 +126,23 @@ pub fn prepare_tables(
     if args.no_tables {
         return Ok(None);
     }
-    let k = args
-        .table_seeds
-        .unwrap_or_else(|| default_table_seeds(pits, total_seeds));
+    let k = args.table_seeds.unwrap_or_else(|| {
+        let present = Tables::open_with(
+            &args.tables,
+            pits,
+            rules,
+            Some(total_seeds.saturating_sub(1)),
+            Check::Quick,
+        )
+        .map(|t| t.max_seeds())
+        .unwrap_or(0);
+        let index = kalah_solver::Index::new(pits);
+        let usable = (0..=present)
+            .rev()
+            .find(|&k| index.boards_up_to(k) <= PRESENT_TABLES_MAX_BOARDS)
+            .unwrap_or(0);
+        usable.max(default_table_seeds(pits, total_seeds))
+    });
     if k == 0 {
         return Ok(None);
     }
@@ -136,7 +171,8 @@ pub fn prepare_tables(
     Ok(Some(Arc::new(tables)))
 }
 
-/// A solver for `game`, probing `tables` when given, stopped by Ctrl-C.
+/// A solver for positions of `game` with few seeds (queries, games from a
+/// start): [`make_solver_for`] with the small default table.
 ///
 /// # Errors
 /// When the search threads cannot be started.
@@ -145,8 +181,23 @@ pub fn make_solver(
     search: &SearchArgs,
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
+    make_solver_for(game, 0, search, tables)
+}
+
+/// A solver for `game` whose positions hold up to `total_seeds` seeds (it
+/// sizes the default transposition table), probing `tables` when given,
+/// stopped by Ctrl-C.
+///
+/// # Errors
+/// When the search threads cannot be started.
+pub fn make_solver_for(
+    game: Game,
+    total_seeds: u32,
+    search: &SearchArgs,
+    tables: Option<Arc<Tables>>,
+) -> Result<Solver, CliError> {
     let probe = tables.map(|t| t as Arc<dyn Probe>);
-    let mut solver = Solver::new(game, search.config(), probe)
+    let mut solver = Solver::new(game, search.config(total_seeds), probe)
         .map_err(|e| CliError::Failure(format!("cannot start the solver: {e}")))?;
     solver.watch_flag(interrupt::flag());
     Ok(solver)

@@ -9,7 +9,7 @@ use kalah_solver::search::Solver;
 use kalah_solver::{Game, Position, Side};
 
 use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
-use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
+use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::query::{answer_position, by_search, Answer};
 
 /// The human's side.
@@ -93,7 +93,12 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         start.total_seeds(),
         true,
     )?;
-    let solver = make_solver(game.clone(), &args.search, tables.clone())?;
+    let solver = make_solver_for(
+        game.clone(),
+        start.total_seeds(),
+        &args.search,
+        tables.clone(),
+    )?;
     let oracle = Oracle {
         game: game.clone(),
         tables,

@@ -9,7 +9,7 @@ use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line};
 
 use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
-use super::engine::{make_solver, prepare_tables, SearchArgs, TableArgs};
+use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use crate::json::Json;
 
 /// Arguments of `kalah solve`.
@@ -73,7 +73,7 @@ pub fn solve_start(
     let table_seeds = tables
         .as_ref()
         .map(|t| kalah_solver::Probe::max_seeds(&**t));
-    let solver = make_solver(Game::new(pits, rules), search, tables)?;
+    let solver = make_solver_for(Game::new(pits, rules), start.total_seeds(), search, tables)?;
     let t1 = Instant::now();
     let interrupted = |_| CliError::Failure("interrupted".to_string());
     let turns = if with_turns {
