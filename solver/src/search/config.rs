@@ -10,8 +10,9 @@ pub struct SearchConfig {
     pub threads: usize,
     /// Try the table's best house first.
     pub tt_move: bool,
-    /// Order the other houses: extra turns (rightmost first), captures
-    /// (largest first), then right to left. Off: left to right.
+    /// Order the other houses by the seeds they put into the store, an
+    /// extra turn counting five more, ties right to left (see
+    /// [`ordering`](super::ordering)). Off: left to right.
     pub ordering: bool,
     /// Cut off when the seeds on the board cannot reach the window, and on
     /// children whose worst case (gain minus all seeds left) reaches beta.

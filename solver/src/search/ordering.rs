@@ -1,9 +1,18 @@
 //! Move ordering: the children of a node, sown once, scored and sorted.
 //!
 //! Order (each part switchable in [`SearchConfig`](super::SearchConfig)):
-//! the table's best house; then extra turns, rightmost first (sowing a house
-//! near the store disturbs fewer of the other houses that also reach it);
-//! then captures, largest first; then the rest right to left.
+//! the table's best house; then by the seeds the sowing puts into the
+//! mover's store (sown and captured), an extra turn counting as
+//! [`EXTRA_TURN_SEEDS`] more; ties right to left (sowing a house near the
+//! store disturbs fewer of the other houses).
+//!
+//! Measured on Kalah(6,4) EC with 20-seed tables (one thread): this order
+//! takes 10.7 M nodes. Extra turns first, then captures by size, then the
+//! rest took 23.7 M: under the empty-capture rule a "capture" of the lone
+//! sowing seed gains no more than passing the store, and trying it early
+//! misleads. Ties left to right took 258 M, fuller houses first 326 M,
+//! emptier houses first 24 M, and subtracting the opponent's best
+//! immediate reply 76 M.
 
 use crate::board::{Board, Game, Sown};
 use crate::rules::MAX_PITS;
@@ -29,8 +38,8 @@ pub struct Children {
 }
 
 const TT_MOVE: i32 = 1 << 20;
-const EXTRA_TURN: i32 = 1 << 12;
-const CAPTURE: i32 = 1 << 9;
+/// What an extra turn is worth in the order, in seeds.
+pub const EXTRA_TURN_SEEDS: i32 = 5;
 
 impl Children {
     /// Sows every legal house of `board` (which must not be finished) and
@@ -59,12 +68,9 @@ impl Children {
             let h = house as i32;
             let mut score = if !ordering {
                 pits - h
-            } else if sown.extra_turn {
-                EXTRA_TURN + h
-            } else if sown.captured > 0 {
-                CAPTURE + sown.captured as i32 * 8 + h
             } else {
-                sown.gain as i32 * 16 + h
+                let extra = if sown.extra_turn { EXTRA_TURN_SEEDS } else { 0 };
+                (sown.gain as i32 + extra) * 16 + h
             };
             if tt_move == Some(house as u8) {
                 score += TT_MOVE;
@@ -125,15 +131,16 @@ mod tests {
     use crate::rules::Rules;
 
     #[test]
-    fn extra_turns_then_captures_then_right_to_left() {
+    fn store_gain_with_extra_turns_worth_five_then_right_to_left() {
         let game = Game::new(4, Rules::STANDARD);
-        // House 4 (1 seed) and house 1 (4 seeds) reach the store; house 2
-        // (1 seed) lands in empty house 3 facing 5 seeds: a capture.
+        // House 4 (1 seed) and house 1 (4 seeds) reach the store: 1 + 5
+        // each; house 2 (1 seed) lands in empty house 3 facing 5 seeds: a
+        // capture of 6.
         let board = Board::from_sides(&[4, 1, 0, 1], &[2, 5, 3, 1]);
         let mut kids = Children::generate(&game, board, None, true);
         kids.sort();
         let order: Vec<u8> = kids.as_slice().iter().map(|c| c.house).collect();
-        assert_eq!(order, vec![3, 0, 1]);
+        assert_eq!(order, vec![3, 1, 0]);
         let mut kids = Children::generate(&game, board, Some(1), true);
         kids.sort();
         let order: Vec<u8> = kids.as_slice().iter().map(|c| c.house).collect();
