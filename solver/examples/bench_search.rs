@@ -4,17 +4,18 @@
 //! cargo run --release --example bench_search -- M N RULES [THREADS] [TT_MB] [SWITCH..]
 //! ```
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
-//! `no-tt-move no-ordering no-futility no-parity guess0`, or `plain`; `etc`
-//! turns ETC on, `etc-min=K` on from K seeds up; `guess=D` sets the depth
-//! of the first-guess search; `tables=DIR` probes the endgame tables in DIR
+//! `no-tt-move no-ordering no-futility no-probe-cuts no-split no-parity
+//! guess0`, or `plain`; `etc` turns ETC on, `etc-min=K` on from K seeds up;
+//! `speculate` runs speculative MTD(f) tests; `tt-skip=K` sets
+//! [`SearchConfig::tt_skip`]; `guess=D` sets the depth of the first-guess
+//! search; `tables=DIR` probes the endgame tables in DIR
 //! (loaded into memory), `table-seeds=K` at most K seeds of them.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
-
-use kalah_solver::search::{SearchConfig, Solver};
 use std::sync::Arc;
 
+use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::table::{Check, Tables};
 use kalah_solver::{Game, Position, Probe, Rules};
 
@@ -56,6 +57,8 @@ fn main() -> ExitCode {
             "no-etc" => config.etc = false,
             "etc" => config.etc = true,
             "no-probe-cuts" => config.probe_cuts = false,
+            "speculate" => config.speculate = true,
+            "no-split" => config.helpers_split = false,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
             s if s.starts_with("tt-skip=") => match s["tt-skip=".len()..].parse() {

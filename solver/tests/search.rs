@@ -231,6 +231,22 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
+            "speculative tests, 2 threads",
+            SearchConfig {
+                speculate: true,
+                threads: 2,
+                ..d.clone()
+            },
+        ),
+        (
+            "2 threads, no split",
+            SearchConfig {
+                helpers_split: false,
+                threads: 2,
+                ..d.clone()
+            },
+        ),
+        (
             "no probe cuts",
             SearchConfig {
                 probe_cuts: false,

@@ -223,7 +223,10 @@ impl<'a> Worker<'a> {
         let mut i = 0;
         while i < n_kids + n_deferred {
             let (idx, may_defer) = if i < n_kids {
-                (i, i > 0)
+                (
+                    i,
+                    i > 0 || (cfg.helpers_split && self.thread > 0 && ply < HELPER_PLIES),
+                )
             } else {
                 (deferred[i - n_kids], false)
             };

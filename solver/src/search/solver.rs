@@ -419,11 +419,12 @@ impl Solver {
 
     /// MTD(f) on several threads: each thread takes the test the
     /// sequential driver would run next, or, when another thread already
-    /// runs it, the test that will be needed next if that one turns out as
-    /// expected (the one above a test just over the lower bound, the one
-    /// below a test at the upper bound), or else helps an unfinished test
-    /// (lazy SMP over the shared table). A result narrows the bracket and
-    /// cancels the tests it made pointless.
+    /// runs it, helps it (lazy SMP over the shared table, helpers splitting
+    /// the children near the root); with [`SearchConfig::speculate`] it
+    /// first tries the test that will be needed next if the running one
+    /// ends as expected (the one above a test just over the lower bound,
+    /// the one below a test at the upper bound). A result narrows the
+    /// bracket and cancels the tests it made pointless.
     fn mtdf_parallel(
         &self,
         pool: &rayon::ThreadPool,
@@ -450,15 +451,23 @@ impl Solver {
                 if st.bracket.settled() || stop.load(Relaxed) {
                     return;
                 }
-                let beta = st
-                    .bracket
-                    .candidates()
-                    .find(|b| st.running.iter().all(|r| r.beta != *b))
-                    .or_else(|| {
-                        // Every useful test runs: help the one with the
-                        // fewest threads.
-                        st.running.iter().min_by_key(|r| r.workers).map(|r| r.beta)
-                    });
+                let primary = st.bracket.next_beta();
+                let free = |b: &i32| st.running.iter().all(|r| r.beta != *b);
+                let beta = if free(&primary) {
+                    Some(primary)
+                } else if self.config.speculate {
+                    st.bracket.candidates().find(free)
+                } else {
+                    None
+                }
+                .or_else(|| {
+                    // Help the unfinished test with the fewest threads.
+                    st.running
+                        .iter()
+                        .filter(|r| !r.done.load(Relaxed))
+                        .min_by_key(|r| r.workers)
+                        .map(|r| r.beta)
+                });
                 let Some(beta) = beta else { return };
                 match st.running.iter_mut().find(|r| r.beta == beta) {
                     Some(r) => {
