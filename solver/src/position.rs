@@ -326,6 +326,97 @@ impl FromStr for Position {
     }
 }
 
+impl Position {
+    /// The common text form read straight from bytes, without allocating:
+    /// counts of one to three ASCII digits and a last token `S`, `N`, `s` or
+    /// `n`, separated by ASCII white space and single commas. `None` for
+    /// anything else, valid or not: [`Position::from_str`] then gives the
+    /// position or the error. Whenever this returns a position,
+    /// `from_str` on the same text (trimmed or not) returns the same one.
+    pub fn parse_common(text: &[u8]) -> Option<Position> {
+        // The separators of `Setup::from_str`: ASCII white space and commas.
+        const fn separates(b: u8) -> bool {
+            matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
+        }
+        let mut counts = [0u32; 2 * MAX_PITS + 2];
+        let mut n = 0;
+        let mut side = None;
+        let mut after_comma = false;
+        let mut i = 0;
+        while i < text.len() {
+            let b = text[i];
+            match b {
+                b',' => {
+                    if after_comma {
+                        return None;
+                    }
+                    after_comma = true;
+                    i += 1;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
+                    after_comma = false;
+                    i += 1;
+                }
+                b'0'..=b'9' => {
+                    if side.is_some() || n == counts.len() {
+                        return None;
+                    }
+                    let start = i;
+                    let mut v = 0u32;
+                    while i < text.len() && text[i].is_ascii_digit() && i - start < 3 {
+                        v = 10 * v + (text[i] - b'0') as u32;
+                        i += 1;
+                    }
+                    if i < text.len() && !separates(text[i]) {
+                        return None;
+                    }
+                    counts[n] = v;
+                    n += 1;
+                    after_comma = false;
+                }
+                b'S' | b's' | b'N' | b'n' => {
+                    if side.is_some() || (i + 1 < text.len() && !separates(text[i + 1])) {
+                        return None;
+                    }
+                    side = Some(if b == b'S' || b == b's' {
+                        Side::South
+                    } else {
+                        Side::North
+                    });
+                    after_comma = false;
+                    i += 1;
+                }
+                _ => return None,
+            }
+        }
+        let to_move = side?;
+        if n % 2 == 1 || n < 4 {
+            return None;
+        }
+        let m = n / 2 - 1;
+        let counts = &counts[..n];
+        if m > MAX_PITS || counts.iter().any(|&x| x > MAX_SEEDS as u32) {
+            return None;
+        }
+        if counts.iter().sum::<u32>() > MAX_SEEDS as u32 {
+            return None;
+        }
+        let mut houses = [[0u8; MAX_PITS]; 2];
+        for (cell, &x) in houses[0].iter_mut().zip(&counts[..m]) {
+            *cell = x as u8;
+        }
+        for (cell, &x) in houses[1].iter_mut().zip(&counts[m + 1..2 * m + 1]) {
+            *cell = x as u8;
+        }
+        Some(Position {
+            pits: m as u8,
+            houses,
+            stores: [counts[m] as u8, counts[2 * m + 1] as u8],
+            to_move,
+        })
+    }
+}
+
 /// What one sowing did, as reported by [`Position::play`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Played {
@@ -577,5 +668,76 @@ impl fmt::Display for Position {
             write!(f, "{x} ")?;
         }
         write!(f, "{} {}", self.stores[1], self.to_move.letter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `parse_common` never disagrees with `from_str`: on random texts over
+    /// the characters that matter, and it reads the usual forms itself.
+    #[test]
+    fn parse_common_agrees_with_from_str() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let alphabet: Vec<char> = "0123456789 ,,\t\r\u{b}SNsnx-+.".chars().collect();
+        let mut read = 0;
+        for round in 0..200_000 {
+            let text: String = if round % 2 == 0 {
+                // Random counts and separators: mostly valid positions.
+                let pits = 1 + next(9) as usize;
+                let mut t = String::new();
+                for _ in 0..2 * pits + 2 {
+                    let bound = if next(4) == 0 { 300 } else { 12 };
+                    t.push_str(&next(bound).to_string());
+                    t.push_str([" ", ",", ", ", "  ", "\t", " ,"][next(6) as usize]);
+                }
+                t.push(['S', 'N', 's', 'n', 'X'][next(5) as usize]);
+                t.push_str(["", " ", ",", ",,", "\r", " S"][next(6) as usize]);
+                t
+            } else {
+                let len = next(40) as usize;
+                (0..len)
+                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            if let Some(p) = Position::parse_common(text.as_bytes()) {
+                read += 1;
+                assert_eq!(text.parse::<Position>(), Ok(p), "{text:?}");
+                assert_eq!(text.trim().parse::<Position>(), Ok(p), "{text:?}");
+            }
+        }
+        assert!(read > 10_000, "{read}");
+        for text in [
+            "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S",
+            "4,4,4,4,4,4,0,4,4,4,4,4,4,0,S",
+            " 0 2 0 0 1 0 14 0 1 0 1 0 0 15 n\r",
+            "255 0 0 0 N",
+        ] {
+            let p = Position::parse_common(text.as_bytes()).expect(text);
+            assert_eq!(text.parse::<Position>(), Ok(p));
+        }
+        for text in [
+            "",
+            "S",
+            "1 0 S",
+            "4 4 4 4 4 4 0 4 4 4 4 4 4 0",
+            "4,,4,4,4,4,0,4,4,4,4,4,4,0,S",
+            "0255 0 0 0 N",
+            "+4 0 0 0 N",
+            "256 0 0 0 N",
+            "200 0 0 0 100 0 0 0 S",
+            "4 0 0 0 South",
+            "4 0 0 0 S N",
+            "1 1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 0 S",
+        ] {
+            assert_eq!(Position::parse_common(text.as_bytes()), None, "{text:?}");
+        }
     }
 }
