@@ -341,52 +341,52 @@ impl Position {
         let mut counts = [0u32; 2 * MAX_PITS + 2];
         let mut n = 0;
         let mut side = None;
-        let mut after_comma = false;
         let mut i = 0;
-        while i < text.len() {
-            let b = text[i];
-            match b {
-                b',' => {
+        let len = text.len();
+        loop {
+            // Separators: white space, and commas, never two in a row
+            // without white space between them.
+            let mut after_comma = false;
+            while i < len && separates(text[i]) {
+                if text[i] == b',' {
                     if after_comma {
                         return None;
                     }
                     after_comma = true;
-                    i += 1;
-                }
-                b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
+                } else {
                     after_comma = false;
-                    i += 1;
                 }
-                b'0'..=b'9' => {
-                    if side.is_some() || n == counts.len() {
-                        return None;
-                    }
-                    let start = i;
-                    let mut v = 0u32;
-                    while i < text.len() && text[i].is_ascii_digit() && i - start < 3 {
+                i += 1;
+            }
+            if i == len {
+                break;
+            }
+            let b = text[i];
+            i += 1;
+            if b.is_ascii_digit() && side.is_none() && n < counts.len() {
+                // One to three digits.
+                let mut v = (b - b'0') as u32;
+                if i < len && text[i].is_ascii_digit() {
+                    v = 10 * v + (text[i] - b'0') as u32;
+                    i += 1;
+                    if i < len && text[i].is_ascii_digit() {
                         v = 10 * v + (text[i] - b'0') as u32;
                         i += 1;
                     }
-                    if i < text.len() && !separates(text[i]) {
-                        return None;
-                    }
-                    counts[n] = v;
-                    n += 1;
-                    after_comma = false;
                 }
-                b'S' | b's' | b'N' | b'n' => {
-                    if side.is_some() || (i + 1 < text.len() && !separates(text[i + 1])) {
-                        return None;
-                    }
-                    side = Some(if b == b'S' || b == b's' {
-                        Side::South
-                    } else {
-                        Side::North
-                    });
-                    after_comma = false;
-                    i += 1;
-                }
-                _ => return None,
+                counts[n] = v;
+                n += 1;
+            } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
+                side = Some(if b == b'S' || b == b's' {
+                    Side::South
+                } else {
+                    Side::North
+                });
+            } else {
+                return None;
+            }
+            if i < len && !separates(text[i]) {
+                return None;
             }
         }
         let to_move = side?;

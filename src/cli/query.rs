@@ -5,7 +5,7 @@
 //! line each.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::Instant;
@@ -78,14 +78,6 @@ pub(crate) struct Answer {
     pub(crate) ms: f64,
 }
 
-fn result_word(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
-}
-
 /// What one JSON answer line says, borrowed: the batch query writes its
 /// table answers straight from fixed storage through this.
 struct AnswerView<'a> {
@@ -105,6 +97,8 @@ impl AnswerView<'_> {
     /// directly rather than through a [`Json`] tree: the batch query
     /// prints a million of these a second.
     fn write(&self, o: &mut Vec<u8>, note: Option<&str>) {
+        // Enough for any table answer: no growing in between.
+        o.reserve(1024);
         o.extend_from_slice(b"{\"position\":\"");
         let pos = self.position;
         for side in [Side::South, Side::North] {
@@ -121,9 +115,12 @@ impl AnswerView<'_> {
         o.push(letter);
         o.extend_from_slice(b"\",\"value\":");
         write_int(o, self.value as i64);
-        o.extend_from_slice(b",\"result\":\"");
-        o.extend_from_slice(result_word(self.value).as_bytes());
-        o.extend_from_slice(b"\",\"moves\":[");
+        // Fixed-length pieces are copied inline.
+        o.extend_from_slice(match self.value.signum() {
+            1 => b",\"result\":\"win\",\"moves\":[",
+            0 => b",\"result\":\"draw\",\"moves\":[",
+            _ => b",\"result\":\"loss\",\"moves\":[",
+        });
         for (i, m) in self.moves.iter().enumerate() {
             if i > 0 {
                 o.push(b',');
@@ -164,9 +161,11 @@ impl AnswerView<'_> {
                 write_escaped(o, &pv_line(pv).to_string());
             }
         }
-        o.extend_from_slice(b",\"source\":\"");
-        o.extend_from_slice(self.source.name().as_bytes());
-        o.extend_from_slice(b"\",\"nodes\":");
+        o.extend_from_slice(match self.source {
+            Source::Table => b",\"source\":\"table\",\"nodes\":",
+            Source::Search => b",\"source\":\"search\",\"nodes\":",
+            Source::Finished => b",\"source\":\"finished\",\"nodes\":",
+        });
         write_int(o, self.nodes as i64);
         o.extend_from_slice(b",\"ms\":");
         write_millis(o, self.ms);
@@ -621,8 +620,9 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
     let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2);
     let writer_pool = Arc::clone(&pool);
     let writer = thread::spawn(move || -> io::Result<()> {
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+        // Every buffer is whole lines: written as it is, not copied into
+        // another buffer first.
+        let mut out = io::stdout().lock();
         for buffers in out_rx {
             for mut b in buffers {
                 out.write_all(&b)?;
