@@ -417,8 +417,13 @@ impl Chunk {
     /// Line `i`'s text. The whole chunk is checked to be UTF-8 when read,
     /// and lines start and end at ASCII bytes.
     fn text(&self, i: usize) -> &str {
+        std::str::from_utf8(self.line(i)).unwrap_or_default()
+    }
+
+    /// Line `i`'s bytes.
+    fn line(&self, i: usize) -> &[u8] {
         let (s, e) = self.lines[i];
-        std::str::from_utf8(&self.data[s..e]).unwrap_or_default()
+        &self.data[s..e]
     }
 }
 
@@ -491,17 +496,23 @@ fn read_chunk(reader: &mut dyn BufRead, chunk: &mut Chunk) -> io::Result<()> {
     Ok(())
 }
 
+/// The position on a batch line, as `line.trim().parse()` reads it, or
+/// `None` for a bad line; the usual form without allocating.
+fn parse_line(line: &[u8]) -> Option<Position> {
+    Position::parse_common(line).or_else(|| {
+        std::str::from_utf8(line)
+            .ok()
+            .and_then(|t| t.trim().parse::<Position>().ok())
+    })
+}
+
 /// Answers one line without allocating when it is a position inside the
 /// tables or a finished game (the usual case), appending its JSON line to
 /// `out`. `false` (nothing written) for every other line: bad lines, board
 /// sizes not set up yet, positions for the search.
 fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut Vec<u8>) -> bool {
-    let pos = match Position::parse_common(line) {
-        Some(p) => p,
-        None => match std::str::from_utf8(line).map(|t| t.trim().parse::<Position>()) {
-            Ok(Ok(p)) => p,
-            _ => return false,
-        },
+    let Some(pos) = parse_line(line) else {
+        return false;
     };
     let Some((game, tables)) = &games[pos.pits()] else {
         return false;
@@ -662,7 +673,7 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
                 .collect();
             let mut set_up = false;
             for &(_, i) in parts.iter().flat_map(|p| &p.holes) {
-                let Ok(pos) = chunk.text(i).trim().parse::<Position>() else {
+                let Some(pos) = parse_line(chunk.line(i)) else {
                     continue;
                 };
                 let slot = &mut games[pos.pits()];
