@@ -461,31 +461,26 @@ fn read_chunk(reader: &mut dyn BufRead, chunk: &mut Chunk) -> io::Result<()> {
             break;
         }
         // Take whole lines up to the chunk's size, or the whole buffer.
-        let wanted = BATCH_CHUNK - chunk.lines.len();
-        let mut take = buf.len();
-        let mut found = 0;
-        for (j, &b) in buf.iter().enumerate() {
-            if b == b'\n' {
-                found += 1;
-                if found == wanted {
-                    take = j + 1;
-                    break;
-                }
-            }
-        }
         let from = chunk.data.len();
-        chunk.data.extend_from_slice(&buf[..take]);
-        reader.consume(take);
-        for j in from..chunk.data.len() {
-            if chunk.data[j] == b'\n' {
-                let mut end = j;
-                if end > start && chunk.data[end - 1] == b'\r' {
-                    end -= 1;
-                }
-                chunk.lines.push((start, end));
-                start = j + 1;
+        chunk.data.extend_from_slice(buf);
+        let mut take = buf.len();
+        let mut next = from;
+        while let Some(k) = chunk.data[next..].iter().position(|&b| b == b'\n') {
+            let newline = next + k;
+            let mut end = newline;
+            if end > start && chunk.data[end - 1] == b'\r' {
+                end -= 1;
+            }
+            chunk.lines.push((start, end));
+            start = newline + 1;
+            next = start;
+            if chunk.lines.len() == BATCH_CHUNK {
+                take = start - from;
+                break;
             }
         }
+        chunk.data.truncate(from + take);
+        reader.consume(take);
         if chunk.lines.len() == BATCH_CHUNK {
             break;
         }
