@@ -334,71 +334,76 @@ impl Position {
     /// position or the error. Whenever this returns a position,
     /// `from_str` on the same text (trimmed or not) returns the same one.
     pub fn parse_common(text: &[u8]) -> Option<Position> {
-        // The separators of `Setup::from_str`: ASCII white space and commas.
-        const fn separates(b: u8) -> bool {
-            matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
+        Position::parse_common_form(text).map(|(p, _)| p)
+    }
+
+    /// [`Position::parse_common`], also saying whether `text` is exactly
+    /// the position's [`Display`](fmt::Display) form (single spaces, no
+    /// leading zeros, `S` or `N`), which then need not be written again.
+    pub fn parse_common_form(text: &[u8]) -> Option<(Position, bool)> {
+        match Position::parse_display_form(text) {
+            Some(p) => Some((p, true)),
+            None => Position::parse_separated(text),
         }
+    }
+
+    /// Exactly the display form (counts without leading zeros, one space
+    /// after each, `S` or `N` last) of a valid position, in one tight pass;
+    /// `None` for anything else.
+    fn parse_display_form(text: &[u8]) -> Option<Position> {
         let mut counts = [0u32; 2 * MAX_PITS + 2];
         let mut n = 0;
-        let mut side = None;
         let mut i = 0;
-        let len = text.len();
         loop {
-            // Separators: white space, and commas, never two in a row
-            // without white space between them.
-            let mut after_comma = false;
-            while i < len && separates(text[i]) {
-                if text[i] == b',' {
-                    if after_comma {
-                        return None;
-                    }
-                    after_comma = true;
-                } else {
-                    after_comma = false;
-                }
-                i += 1;
-            }
-            if i == len {
+            let d = text.get(i)?.wrapping_sub(b'0');
+            if d > 9 {
                 break;
             }
-            let b = text[i];
             i += 1;
-            if b.is_ascii_digit() && side.is_none() && n < counts.len() {
-                // One to three digits.
-                let mut v = (b - b'0') as u32;
-                if i < len && text[i].is_ascii_digit() {
-                    v = 10 * v + (text[i] - b'0') as u32;
-                    i += 1;
-                    if i < len && text[i].is_ascii_digit() {
-                        v = 10 * v + (text[i] - b'0') as u32;
-                        i += 1;
-                    }
+            let mut v = d as u32;
+            let mut c = *text.get(i)?;
+            if c.is_ascii_digit() {
+                if v == 0 {
+                    return None;
                 }
-                counts[n] = v;
-                n += 1;
-            } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
-                side = Some(if b == b'S' || b == b's' {
-                    Side::South
-                } else {
-                    Side::North
-                });
-            } else {
+                v = 10 * v + (c - b'0') as u32;
+                i += 1;
+                c = *text.get(i)?;
+                if c.is_ascii_digit() {
+                    v = 10 * v + (c - b'0') as u32;
+                    i += 1;
+                    c = *text.get(i)?;
+                }
+            }
+            if c != b' ' || n == counts.len() {
                 return None;
             }
-            if i < len && !separates(text[i]) {
-                return None;
-            }
+            i += 1;
+            counts[n] = v;
+            n += 1;
         }
-        let to_move = side?;
-        if n % 2 == 1 || n < 4 {
+        if i + 1 != text.len() {
+            return None;
+        }
+        let to_move = match text[i] {
+            b'S' => Side::South,
+            b'N' => Side::North,
+            _ => return None,
+        };
+        Position::from_counts(&counts[..n], to_move)
+    }
+
+    /// The position of `counts` in sowing order (2m+2 of them) and the
+    /// side to move, if valid.
+    fn from_counts(counts: &[u32], to_move: Side) -> Option<Position> {
+        let n = counts.len();
+        if n % 2 == 1 || !(4..=2 * MAX_PITS + 2).contains(&n) {
             return None;
         }
         let m = n / 2 - 1;
-        let counts = &counts[..n];
-        if m > MAX_PITS || counts.iter().any(|&x| x > MAX_SEEDS as u32) {
-            return None;
-        }
-        if counts.iter().sum::<u32>() > MAX_SEEDS as u32 {
+        if counts.iter().any(|&x| x > MAX_SEEDS as u32)
+            || counts.iter().sum::<u32>() > MAX_SEEDS as u32
+        {
             return None;
         }
         let mut houses = [[0u8; MAX_PITS]; 2];
@@ -414,6 +419,78 @@ impl Position {
             stores: [counts[m] as u8, counts[2 * m + 1] as u8],
             to_move,
         })
+    }
+
+    /// [`Position::parse_common_form`] for any separators.
+    fn parse_separated(text: &[u8]) -> Option<(Position, bool)> {
+        // The separators of `Setup::from_str`: ASCII white space and commas.
+        const fn separates(b: u8) -> bool {
+            matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
+        }
+        let mut counts = [0u32; 2 * MAX_PITS + 2];
+        let mut n = 0;
+        let mut side = None;
+        let mut i = 0;
+        let len = text.len();
+        let mut canonical = true;
+        loop {
+            // Separators: white space, and commas, never two in a row
+            // without white space between them.
+            let mut after_comma = false;
+            let run = i;
+            while i < len && separates(text[i]) {
+                if text[i] == b',' {
+                    if after_comma {
+                        return None;
+                    }
+                    after_comma = true;
+                } else {
+                    after_comma = false;
+                }
+                i += 1;
+            }
+            // The display form: one space between tokens, none around them.
+            let expected = if run == 0 || i == len { 0 } else { 1 };
+            if i - run != expected || (expected == 1 && text[run] != b' ') {
+                canonical = false;
+            }
+            if i == len {
+                break;
+            }
+            let b = text[i];
+            i += 1;
+            if b.is_ascii_digit() && side.is_none() && n < counts.len() {
+                // One to three digits.
+                if b == b'0' && i < len && text[i].is_ascii_digit() {
+                    canonical = false;
+                }
+                let mut v = (b - b'0') as u32;
+                if i < len && text[i].is_ascii_digit() {
+                    v = 10 * v + (text[i] - b'0') as u32;
+                    i += 1;
+                    if i < len && text[i].is_ascii_digit() {
+                        v = 10 * v + (text[i] - b'0') as u32;
+                        i += 1;
+                    }
+                }
+                counts[n] = v;
+                n += 1;
+            } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
+                canonical &= b == b'S' || b == b'N';
+                side = Some(if b == b'S' || b == b's' {
+                    Side::South
+                } else {
+                    Side::North
+                });
+            } else {
+                return None;
+            }
+            if i < len && !separates(text[i]) {
+                return None;
+            }
+        }
+        let to_move = side?;
+        Position::from_counts(&counts[..n], to_move).map(|p| (p, canonical))
     }
 }
 
@@ -687,19 +764,25 @@ mod tests {
             state % n
         };
         let alphabet: Vec<char> = "0123456789 ,,\t\r\u{b}SNsnx-+.".chars().collect();
-        let mut read = 0;
+        let (mut read, mut displayed) = (0, 0);
         for round in 0..200_000 {
             let text: String = if round % 2 == 0 {
                 // Random counts and separators: mostly valid positions.
                 let pits = 1 + next(9) as usize;
+                let plain = next(3) == 0;
                 let mut t = String::new();
                 for _ in 0..2 * pits + 2 {
                     let bound = if next(4) == 0 { 300 } else { 12 };
+                    if !plain && next(30) == 0 {
+                        t.push('0');
+                    }
                     t.push_str(&next(bound).to_string());
-                    t.push_str([" ", ",", ", ", "  ", "\t", " ,"][next(6) as usize]);
+                    let sep = if plain { 0 } else { next(10) as usize };
+                    t.push_str([" ", " ", " ", " ", " ", ",", ", ", "  ", "\t", " ,"][sep]);
                 }
-                t.push(['S', 'N', 's', 'n', 'X'][next(5) as usize]);
-                t.push_str(["", " ", ",", ",,", "\r", " S"][next(6) as usize]);
+                t.push(['S', 'N', 'S', 'N', 's', 'n', 'X'][next(7) as usize]);
+                let end = if plain { 0 } else { next(8) as usize };
+                t.push_str(["", "", "", " ", ",", ",,", "\r", " S"][end]);
                 t
             } else {
                 let len = next(40) as usize;
@@ -707,13 +790,15 @@ mod tests {
                     .map(|_| alphabet[next(alphabet.len() as u64) as usize])
                     .collect()
             };
-            if let Some(p) = Position::parse_common(text.as_bytes()) {
+            if let Some((p, canonical)) = Position::parse_common_form(text.as_bytes()) {
+                assert_eq!(canonical, p.to_string() == text, "{text:?}");
                 read += 1;
+                displayed += canonical as usize;
                 assert_eq!(text.parse::<Position>(), Ok(p), "{text:?}");
                 assert_eq!(text.trim().parse::<Position>(), Ok(p), "{text:?}");
             }
         }
-        assert!(read > 10_000, "{read}");
+        assert!(read > 10_000 && displayed > 1_000, "{read} {displayed}");
         for text in [
             "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S",
             "4,4,4,4,4,4,0,4,4,4,4,4,4,0,S",
@@ -722,6 +807,10 @@ mod tests {
         ] {
             let p = Position::parse_common(text.as_bytes()).expect(text);
             assert_eq!(text.parse::<Position>(), Ok(p));
+            assert_eq!(
+                Position::parse_common_form(p.to_string().as_bytes()),
+                Some((p, true))
+            );
         }
         for text in [
             "",

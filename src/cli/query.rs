@@ -78,10 +78,25 @@ pub(crate) struct Answer {
     pub(crate) ms: f64,
 }
 
+/// The start of a move's JSON object, by house.
+const HOUSE_KEYS: [&str; 9] = [
+    "{\"house\":0,\"value\":",
+    "{\"house\":1,\"value\":",
+    "{\"house\":2,\"value\":",
+    "{\"house\":3,\"value\":",
+    "{\"house\":4,\"value\":",
+    "{\"house\":5,\"value\":",
+    "{\"house\":6,\"value\":",
+    "{\"house\":7,\"value\":",
+    "{\"house\":8,\"value\":",
+];
+
 /// What one JSON answer line says, borrowed: the batch query writes its
 /// table answers straight from fixed storage through this.
 struct AnswerView<'a> {
     position: &'a Position,
+    /// The position's display form, when the input line is exactly that.
+    text: Option<&'a [u8]>,
     value: i32,
     moves: &'a [MoveValue],
     /// `None`: the houses of `moves` whose value is `value`.
@@ -101,16 +116,20 @@ impl AnswerView<'_> {
         o.reserve(1024);
         o.extend_from_slice(b"{\"position\":\"");
         let pos = self.position;
-        for side in [Side::South, Side::North] {
-            for &x in pos.houses(side) {
-                write_int(o, x as i64);
+        let letter = pos.to_move().letter() as u8;
+        if let Some(text) = self.text {
+            o.extend_from_slice(text);
+        } else {
+            for side in [Side::South, Side::North] {
+                for &x in pos.houses(side) {
+                    write_int(o, x as i64);
+                    o.push(b' ');
+                }
+                write_int(o, pos.store(side) as i64);
                 o.push(b' ');
             }
-            write_int(o, pos.store(side) as i64);
-            o.push(b' ');
+            o.push(letter);
         }
-        let letter = pos.to_move().letter() as u8;
-        o.push(letter);
         o.extend_from_slice(b"\",\"to_move\":\"");
         o.push(letter);
         o.extend_from_slice(b"\",\"value\":");
@@ -125,9 +144,14 @@ impl AnswerView<'_> {
             if i > 0 {
                 o.push(b',');
             }
-            o.extend_from_slice(b"{\"house\":");
-            write_int(o, m.house as i64);
-            o.extend_from_slice(b",\"value\":");
+            match HOUSE_KEYS.get(m.house) {
+                Some(key) => o.extend_from_slice(key.as_bytes()),
+                None => {
+                    o.extend_from_slice(b"{\"house\":");
+                    write_int(o, m.house as i64);
+                    o.extend_from_slice(b",\"value\":");
+                }
+            }
             write_int(o, m.value as i64);
             o.extend_from_slice(if m.extra_turn {
                 b",\"extra_turn\":true}"
@@ -181,6 +205,7 @@ impl Answer {
     fn view(&self) -> AnswerView<'_> {
         AnswerView {
             position: &self.position,
+            text: None,
             value: self.value,
             moves: &self.moves,
             best: Some(&self.best),
@@ -506,7 +531,9 @@ fn parse_line(line: &[u8]) -> Option<Position> {
 /// `out`. `false` (nothing written) for every other line: bad lines, board
 /// sizes not set up yet, positions for the search.
 fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut Vec<u8>) -> bool {
-    let Some(pos) = parse_line(line) else {
+    let Some((pos, canonical)) =
+        Position::parse_common_form(line).or_else(|| parse_line(line).map(|p| (p, false)))
+    else {
         return false;
     };
     let Some((game, tables)) = &games[pos.pits()] else {
@@ -531,6 +558,7 @@ fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut V
             let ms = t.elapsed().as_secs_f64() * 1e3;
             AnswerView {
                 position: &pos,
+                text: canonical.then_some(line),
                 value: a.value,
                 moves: a.moves(),
                 best: None,
