@@ -80,11 +80,16 @@ impl FixedAnswer {
     }
 }
 
-/// [`answer`] without allocating.
+/// [`answer`] without allocating, for any prober (a concrete one is
+/// called directly, not through a vtable).
 ///
 /// # Panics
 /// If `game` and `position` differ in pits.
-pub fn answer_fixed(probe: &dyn Probe, game: &Game, position: &Position) -> Option<FixedAnswer> {
+pub fn answer_fixed<P: Probe + ?Sized>(
+    probe: &P,
+    game: &Game,
+    position: &Position,
+) -> Option<FixedAnswer> {
     let offset = position.store_difference();
     let board = position.board();
     let mut a = FixedAnswer {

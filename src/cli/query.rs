@@ -679,21 +679,34 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         // then made again (once per board size in a whole batch).
         let mut parts = loop {
             let games_ref = &games;
-            let parts: Vec<Part> = chunk
-                .lines
-                .par_chunks(BATCH_PART)
-                .enumerate()
-                .map(|(p, lines)| {
-                    let mut out = take_buffer(&pool);
-                    let mut holes = Vec::new();
-                    for (j, &(s, e)) in lines.iter().enumerate() {
-                        if !write_answer_line(games_ref, &chunk.data[s..e], args.pv, &mut out) {
-                            holes.push((out.len(), p * BATCH_PART + j));
+            let parts: Vec<Part> = if games.iter().all(Option::is_none) {
+                // Nothing is set up yet: every line is left.
+                chunk
+                    .lines
+                    .chunks(BATCH_PART)
+                    .enumerate()
+                    .map(|(p, lines)| Part {
+                        out: take_buffer(&pool),
+                        holes: (0..lines.len()).map(|j| (0, p * BATCH_PART + j)).collect(),
+                    })
+                    .collect()
+            } else {
+                chunk
+                    .lines
+                    .par_chunks(BATCH_PART)
+                    .enumerate()
+                    .map(|(p, lines)| {
+                        let mut out = take_buffer(&pool);
+                        let mut holes = Vec::new();
+                        for (j, &(s, e)) in lines.iter().enumerate() {
+                            if !write_answer_line(games_ref, &chunk.data[s..e], args.pv, &mut out) {
+                                holes.push((out.len(), p * BATCH_PART + j));
+                            }
                         }
-                    }
-                    Part { out, holes }
-                })
-                .collect();
+                        Part { out, holes }
+                    })
+                    .collect()
+            };
             let mut set_up = false;
             for &(_, i) in parts.iter().flat_map(|p| &p.holes) {
                 let Some(pos) = parse_line(chunk.line(i)) else {
