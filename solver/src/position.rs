@@ -351,7 +351,7 @@ impl Position {
     /// after each, `S` or `N` last) of a valid position, in one tight pass;
     /// `None` for anything else.
     fn parse_display_form(text: &[u8]) -> Option<Position> {
-        let mut counts = [0u32; 2 * MAX_PITS + 2];
+        let mut counts = [0u8; 2 * MAX_PITS + 2];
         let mut n = 0;
         let mut i = 0;
         loop {
@@ -375,11 +375,11 @@ impl Position {
                     c = *text.get(i)?;
                 }
             }
-            if c != b' ' || n == counts.len() {
+            if c != b' ' || n == counts.len() || v > MAX_SEEDS as u32 {
                 return None;
             }
             i += 1;
-            counts[n] = v;
+            counts[n] = v as u8;
             n += 1;
         }
         if i + 1 != text.len() {
@@ -395,39 +395,32 @@ impl Position {
 
     /// The position of `counts` in sowing order (2m+2 of them) and the
     /// side to move, if valid.
-    fn from_counts(counts: &[u32], to_move: Side) -> Option<Position> {
+    fn from_counts(counts: &[u8], to_move: Side) -> Option<Position> {
         let n = counts.len();
         if n % 2 == 1 || !(4..=2 * MAX_PITS + 2).contains(&n) {
             return None;
         }
         let m = n / 2 - 1;
-        if counts.iter().any(|&x| x > MAX_SEEDS as u32)
-            || counts.iter().sum::<u32>() > MAX_SEEDS as u32
-        {
+        if counts.iter().map(|&x| x as u32).sum::<u32>() > MAX_SEEDS as u32 {
             return None;
         }
         let mut houses = [[0u8; MAX_PITS]; 2];
-        for (cell, &x) in houses[0].iter_mut().zip(&counts[..m]) {
-            *cell = x as u8;
-        }
-        for (cell, &x) in houses[1].iter_mut().zip(&counts[m + 1..2 * m + 1]) {
-            *cell = x as u8;
-        }
+        houses[0][..m].copy_from_slice(&counts[..m]);
+        houses[1][..m].copy_from_slice(&counts[m + 1..2 * m + 1]);
         Some(Position {
             pits: m as u8,
             houses,
-            stores: [counts[m] as u8, counts[2 * m + 1] as u8],
+            stores: [counts[m], counts[2 * m + 1]],
             to_move,
         })
     }
 
-    /// [`Position::parse_common_form`] for any separators.
     fn parse_separated(text: &[u8]) -> Option<(Position, bool)> {
         // The separators of `Setup::from_str`: ASCII white space and commas.
         const fn separates(b: u8) -> bool {
             matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
         }
-        let mut counts = [0u32; 2 * MAX_PITS + 2];
+        let mut counts = [0u8; 2 * MAX_PITS + 2];
         let mut n = 0;
         let mut side = None;
         let mut i = 0;
@@ -473,7 +466,10 @@ impl Position {
                         i += 1;
                     }
                 }
-                counts[n] = v;
+                if v > MAX_SEEDS as u32 {
+                    return None;
+                }
+                counts[n] = v as u8;
                 n += 1;
             } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
                 canonical &= b == b'S' || b == b'N';
