@@ -121,24 +121,91 @@ pub fn push_int(out: &mut String, x: i64) {
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
+/// Where JSON bytes are written: a growing buffer, or a [`LineBuf`].
+pub trait Sink {
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+    /// Appends one byte.
+    fn byte(&mut self, b: u8);
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.push(b);
+    }
+}
+
+/// A line of at most `N` bytes in fixed storage, reused from line to line:
+/// no capacity checks while it is written.
+///
+/// # Panics
+/// Writing more than `N` bytes panics.
+pub struct LineBuf<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> LineBuf<N> {
+    pub fn new() -> Self {
+        LineBuf {
+            buf: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Forgets the bytes written.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The bytes written.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl<const N: usize> Default for LineBuf<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> Sink for LineBuf<N> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+}
+
 /// Appends `s` as a JSON string (quoted, escaped) to bytes.
-pub fn write_escaped(out: &mut Vec<u8>, s: &str) {
+pub fn write_escaped(out: &mut impl Sink, s: &str) {
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
+        out.byte(b'"');
+        out.put(s.as_bytes());
+        out.byte(b'"');
         return;
     }
     let mut t = String::new();
     push_escaped(&mut t, s);
-    out.extend_from_slice(t.as_bytes());
+    out.put(t.as_bytes());
 }
 
 /// Appends the decimal form of `x` to bytes, as [`push_int`].
 #[inline]
-pub fn write_int(out: &mut Vec<u8>, x: i64) {
+pub fn write_int(out: &mut impl Sink, x: i64) {
     if x < 0 {
-        out.push(b'-');
+        out.byte(b'-');
     }
     write_uint(out, x.unsigned_abs());
 }
@@ -146,11 +213,11 @@ pub fn write_int(out: &mut Vec<u8>, x: i64) {
 /// Appends the decimal form of `v` to bytes; the small numbers of the
 /// batch query (seed counts, values, houses) take one or two steps.
 #[inline]
-fn write_uint(out: &mut Vec<u8>, v: u64) {
+fn write_uint(out: &mut impl Sink, v: u64) {
     if v < 10 {
-        out.push(b'0' + v as u8);
+        out.byte(b'0' + v as u8);
     } else if v < 100 {
-        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        out.put(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
     } else {
         let mut buf = [0u8; 20];
         let mut i = buf.len();
@@ -163,14 +230,14 @@ fn write_uint(out: &mut Vec<u8>, v: u64) {
                 break;
             }
         }
-        out.extend_from_slice(&buf[i..]);
+        out.put(&buf[i..]);
     }
 }
 
 /// Appends `ms` rounded to three decimals, exactly as
 /// `Json::Float((ms * 1e3).round() / 1e3).render()` writes it, without the
 /// float formatting machinery for the usual values.
-pub fn write_millis(out: &mut Vec<u8>, ms: f64) {
+pub fn write_millis(out: &mut impl Sink, ms: f64) {
     let thousandths = (ms * 1e3).round();
     // Below 2^40 thousandths, distinct three-decimal numbers are further
     // apart than the doubles' spacing, so the shortest form that reads back
@@ -193,11 +260,11 @@ pub fn write_millis(out: &mut Vec<u8>, ms: f64) {
             } else {
                 4
             };
-            out.extend_from_slice(&digits[..len]);
+            out.put(&digits[..len]);
         }
         return;
     }
-    out.extend_from_slice(Json::Float(thousandths / 1e3).render().as_bytes());
+    out.put(Json::Float(thousandths / 1e3).render().as_bytes());
 }
 
 macro_rules! from_int {

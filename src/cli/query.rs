@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use super::common::{parse_position, signed, CliError, RulesArgs};
 use super::engine::{make_solver, SearchArgs, TableArgs};
-use crate::json::{write_escaped, write_int, write_millis, Json};
+use crate::json::{write_escaped, write_int, write_millis, Json, LineBuf, Sink};
 
 /// Arguments of `kalah query`.
 #[derive(Args, Debug)]
@@ -111,59 +111,57 @@ impl AnswerView<'_> {
     /// Appends the answer as one line of JSON (no newline). Written
     /// directly rather than through a [`Json`] tree: the batch query
     /// prints a million of these a second.
-    fn write(&self, o: &mut Vec<u8>, note: Option<&str>) {
-        // Enough for any table answer: no growing in between.
-        o.reserve(1024);
-        o.extend_from_slice(b"{\"position\":\"");
+    fn write(&self, o: &mut impl Sink, note: Option<&str>) {
+        o.put(b"{\"position\":\"");
         let pos = self.position;
         let letter = pos.to_move().letter() as u8;
         if let Some(text) = self.text {
-            o.extend_from_slice(text);
+            o.put(text);
         } else {
             for side in [Side::South, Side::North] {
                 for &x in pos.houses(side) {
                     write_int(o, x as i64);
-                    o.push(b' ');
+                    o.byte(b' ');
                 }
                 write_int(o, pos.store(side) as i64);
-                o.push(b' ');
+                o.byte(b' ');
             }
-            o.push(letter);
+            o.byte(letter);
         }
-        o.extend_from_slice(b"\",\"to_move\":\"");
-        o.push(letter);
-        o.extend_from_slice(b"\",\"value\":");
+        o.put(b"\",\"to_move\":\"");
+        o.byte(letter);
+        o.put(b"\",\"value\":");
         write_int(o, self.value as i64);
         // Fixed-length pieces are copied inline.
-        o.extend_from_slice(match self.value.signum() {
+        o.put(match self.value.signum() {
             1 => b",\"result\":\"win\",\"moves\":[",
             0 => b",\"result\":\"draw\",\"moves\":[",
             _ => b",\"result\":\"loss\",\"moves\":[",
         });
         for (i, m) in self.moves.iter().enumerate() {
             if i > 0 {
-                o.push(b',');
+                o.byte(b',');
             }
             match HOUSE_KEYS.get(m.house) {
-                Some(key) => o.extend_from_slice(key.as_bytes()),
+                Some(key) => o.put(key.as_bytes()),
                 None => {
-                    o.extend_from_slice(b"{\"house\":");
+                    o.put(b"{\"house\":");
                     write_int(o, m.house as i64);
-                    o.extend_from_slice(b",\"value\":");
+                    o.put(b",\"value\":");
                 }
             }
             write_int(o, m.value as i64);
-            o.extend_from_slice(if m.extra_turn {
+            o.put(if m.extra_turn {
                 b",\"extra_turn\":true}"
             } else {
                 b",\"extra_turn\":false}"
             });
         }
-        o.extend_from_slice(b"],\"best\":[");
+        o.put(b"],\"best\":[");
         let mut first = true;
         let mut best = |h: usize| {
             if !first {
-                o.push(b',');
+                o.byte(b',');
             }
             first = false;
             write_int(o, h as i64);
@@ -176,28 +174,28 @@ impl AnswerView<'_> {
                 .filter(|m| m.value == self.value)
                 .for_each(|m| best(m.house)),
         }
-        o.push(b']');
+        o.byte(b']');
         if let Some(pv) = self.pv {
-            o.extend_from_slice(b",\"pv\":");
+            o.put(b",\"pv\":");
             if pv.is_empty() {
-                o.extend_from_slice(b"\"\"");
+                o.put(b"\"\"");
             } else {
                 write_escaped(o, &pv_line(pv).to_string());
             }
         }
-        o.extend_from_slice(match self.source {
+        o.put(match self.source {
             Source::Table => b",\"source\":\"table\",\"nodes\":",
             Source::Search => b",\"source\":\"search\",\"nodes\":",
             Source::Finished => b",\"source\":\"finished\",\"nodes\":",
         });
         write_int(o, self.nodes as i64);
-        o.extend_from_slice(b",\"ms\":");
+        o.put(b",\"ms\":");
         write_millis(o, self.ms);
         if let Some(n) = note {
-            o.extend_from_slice(b",\"note\":");
+            o.put(b",\"note\":");
             write_escaped(o, n);
         }
-        o.push(b'}');
+        o.byte(b'}');
     }
 }
 
@@ -530,7 +528,13 @@ fn parse_line(line: &[u8]) -> Option<Position> {
 /// tables or a finished game (the usual case), appending its JSON line to
 /// `out`. `false` (nothing written) for every other line: bad lines, board
 /// sizes not set up yet, positions for the search.
-fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut Vec<u8>) -> bool {
+fn write_answer_line(
+    games: &[GameSlot],
+    line: &[u8],
+    with_pv: bool,
+    out: &mut Vec<u8>,
+    scratch: &mut LineBuf<2048>,
+) -> bool {
     let Some((pos, canonical)) =
         Position::parse_common_form(line).or_else(|| parse_line(line).map(|p| (p, false)))
     else {
@@ -556,6 +560,9 @@ fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut V
                 return false;
             };
             let ms = t.elapsed().as_secs_f64() * 1e3;
+            // A table answer's line is at most about 800 bytes (8 houses a
+            // side, counts below 256, a time of a few hundred digits at most).
+            scratch.clear();
             AnswerView {
                 position: &pos,
                 text: canonical.then_some(line),
@@ -567,7 +574,8 @@ fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut V
                 nodes: 0,
                 ms,
             }
-            .write(out, None);
+            .write(scratch, None);
+            out.extend_from_slice(scratch.as_bytes());
         }
     }
     out.push(b'\n');
@@ -698,8 +706,11 @@ fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
                     .map(|(p, lines)| {
                         let mut out = take_buffer(&pool);
                         let mut holes = Vec::new();
+                        let mut scratch = Box::default();
                         for (j, &(s, e)) in lines.iter().enumerate() {
-                            if !write_answer_line(games_ref, &chunk.data[s..e], args.pv, &mut out) {
+                            let line = &chunk.data[s..e];
+                            if !write_answer_line(games_ref, line, args.pv, &mut out, &mut scratch)
+                            {
                                 holes.push((out.len(), p * BATCH_PART + j));
                             }
                         }
