@@ -63,6 +63,9 @@ pub struct FixedAnswer {
     len: usize,
     /// Probes made.
     pub probes: u64,
+    /// The game is over (no moves; the value is the final score, no probe
+    /// made).
+    pub over: bool,
 }
 
 impl FixedAnswer {
@@ -101,9 +104,11 @@ pub fn answer_fixed<P: Probe + ?Sized>(
         }; MAX_PITS],
         len: 0,
         probes: 1,
+        over: false,
     };
     if let Some(v) = game.terminal_value(board) {
         a.value = offset + v;
+        a.over = true;
         return Some(a);
     }
     // Sow every house first and start the table reads of the board and

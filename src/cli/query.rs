@@ -543,39 +543,48 @@ fn write_answer_line(
     let Some((game, tables)) = &games[pos.pits()] else {
         return false;
     };
-    if let Some(a) = finished(game, &pos) {
-        a.write(out, None);
-    } else {
-        let Some(tables) = tables.as_deref() else {
-            return false;
-        };
-        if with_pv {
-            let Some(a) = from_tables(tables, game, &pos, true) else {
-                return false;
-            };
-            a.write(out, None);
-        } else {
+    match tables.as_deref() {
+        Some(tables) if !with_pv => {
             let t = Instant::now();
             let Some(a) = query::answer_fixed(tables, game, &pos) else {
                 return false;
             };
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            // A table answer's line is at most about 800 bytes (8 houses a
-            // side, counts below 256, a time of a few hundred digits at most).
-            scratch.clear();
-            AnswerView {
-                position: &pos,
-                text: canonical.then_some(line),
-                value: a.value,
-                moves: a.moves(),
-                best: None,
-                pv: None,
-                source: Source::Table,
-                nodes: 0,
-                ms,
+            if a.over {
+                // A finished game: `finished` sees the same end of the game.
+                let Some(a) = finished(game, &pos) else {
+                    return false;
+                };
+                a.write(out, None);
+            } else {
+                // A table answer's line is at most about 800 bytes (8 houses
+                // a side, counts below 256, a time of a few hundred digits at
+                // most).
+                scratch.clear();
+                AnswerView {
+                    position: &pos,
+                    text: canonical.then_some(line),
+                    value: a.value,
+                    moves: a.moves(),
+                    best: None,
+                    pv: None,
+                    source: Source::Table,
+                    nodes: 0,
+                    ms,
+                }
+                .write(scratch, None);
+                out.extend_from_slice(scratch.as_bytes());
             }
-            .write(scratch, None);
-            out.extend_from_slice(scratch.as_bytes());
+        }
+        tables => {
+            if let Some(a) = finished(game, &pos) {
+                a.write(out, None);
+            } else {
+                let Some(a) = tables.and_then(|t| from_tables(t, game, &pos, true)) else {
+                    return false;
+                };
+                a.write(out, None);
+            }
         }
     }
     out.push(b'\n');
