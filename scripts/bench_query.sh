@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:-20}; RUNS=${2:-31}; N=${3:-1000000}
 cargo build --release --quiet
-bin=target/release/kalah
+bin=${CARGO_TARGET_DIR:-target}/release/kalah
 $bin build --pits 6 --max-seeds "$K" --tables tables > /dev/null
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 python3 - "$K" "$N" "$work/batch.txt" "$work/single.txt" <<'PY'

@@ -288,6 +288,119 @@ fn thirty_malformed_positions_to_query_each_get_a_specific_error_and_status_2() 
     }
 }
 
+/// A JSON answer line without what changes from run to run or differs by
+/// design between a single query and a batch: the time, the node count,
+/// the principal variation (a batch gives it only with `--pv`) and the note
+/// (a batch prints it once, on standard error).
+fn comparable(line: &str) -> String {
+    let mut out = line.to_string();
+    for key in ["\"ms\":", "\"nodes\":", "\"pv\":", "\"note\":"] {
+        let Some(start) = out.find(key) else { continue };
+        let rest = &out[start + key.len()..];
+        let len = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.find('"').expect("closing quote") + 2
+        } else {
+            rest.find([',', '}']).unwrap_or(rest.len())
+        };
+        if key == "\"pv\":" || key == "\"note\":" {
+            out.replace_range(start - 1..start + key.len() + len, "");
+        } else {
+            out.replace_range(start + key.len()..start + key.len() + len, "_");
+        }
+    }
+    out
+}
+
+/// Every way of writing a position (commas, spacing, tabs, leading zeros,
+/// side words, CR LF endings) gets the same batch answer, and it is the
+/// single query's: inside the tables, finished, by search, other board
+/// sizes; bad lines keep their numbers.
+#[test]
+fn batch_answers_every_written_form_as_a_single_query() {
+    let dir = temp_dir("forms");
+    let build = [
+        "build",
+        "--pits",
+        "6",
+        "--max-seeds",
+        "6",
+        "--tables",
+        path(&dir),
+    ];
+    assert_eq!(kalah(&build).status.code(), Some(0));
+    let positions = [
+        "0 2 0 0 1 0 14 0 1 0 1 0 0 15 N",
+        "2 1 0 0 0 0 14 2 1 0 1 0 0 8 S",
+        "0 0 0 0 0 0 14 0 1 0 1 0 0 15 S",
+        "3 0 1 0 0 2 0 1 0 0 2 1 0 4 N",
+        "1 2 0 0 0 1 0 0 0 3 0 0 1 0 S",
+        "2 1 0 3 1 1 1 0 1 2 S",
+    ];
+    let forms = |p: &str| -> Vec<String> {
+        let tokens: Vec<&str> = p.split(' ').collect();
+        let (counts, side) = tokens.split_at(tokens.len() - 1);
+        let word = if side[0] == "S" { "south" } else { "North" };
+        vec![
+            p.to_string(),
+            format!("{},{}", counts.join(","), side[0]),
+            format!("  {} , {}\t", counts.join(", "), side[0].to_lowercase()),
+            format!("{}\t{word}", counts.join("\t")),
+            format!("0{} {}", counts.join(" 00"), side[0]),
+            format!("{p}\r"),
+        ]
+    };
+    let mut input = String::new();
+    let mut expected = Vec::new();
+    for p in positions {
+        for f in forms(p) {
+            input.push_str(&f);
+            input.push('\n');
+            expected.push(Some(p));
+        }
+        input.push_str("4 4 x S\n");
+        expected.push(None);
+    }
+    let batch = kalah_with_input(
+        &[
+            "query",
+            "--batch",
+            "-",
+            "--tables",
+            path(&dir),
+            "--tt-mb",
+            "8",
+        ],
+        &input,
+    );
+    let stdout = String::from_utf8_lossy(&batch.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), expected.len(), "{stdout}");
+    assert_eq!(batch.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&batch.stderr).contains("no endgame tables for 4 houses"));
+    for (n, (line, want)) in lines.iter().zip(&expected).enumerate() {
+        let Some(p) = want else {
+            assert_eq!(
+                *line,
+                format!(
+                    "{{\"line\":{},\"error\":\"line {}: token 3 'x' is not a seed count (a whole number 0..255)\"}}",
+                    n + 1,
+                    n + 1
+                )
+            );
+            continue;
+        };
+        let single = kalah(&["query", p, "--tables", path(&dir), "--tt-mb", "8", "--json"]);
+        assert_eq!(single.status.code(), Some(0));
+        let single = String::from_utf8_lossy(&single.stdout);
+        assert_eq!(comparable(line), comparable(single.trim_end()), "{p}");
+        assert!(
+            line.starts_with(&format!("{{\"position\":\"{p}\"")),
+            "{line}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn batch_reports_bad_lines_by_number_and_goes_on() {
     let input = "1 1 1 0 1 1 1 0 S\nnot a position\n1 1 1 0 1 1 1 0 N\n1 1 0 S\n";

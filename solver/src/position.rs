@@ -326,6 +326,170 @@ impl FromStr for Position {
     }
 }
 
+impl Position {
+    /// The common text form read straight from bytes, without allocating:
+    /// counts of one to three ASCII digits and a last token `S`, `N`, `s` or
+    /// `n`, separated by ASCII white space and single commas. `None` for
+    /// anything else, valid or not: [`Position::from_str`] then gives the
+    /// position or the error. Whenever this returns a position,
+    /// `from_str` on the same text (trimmed or not) returns the same one.
+    pub fn parse_common(text: &[u8]) -> Option<Position> {
+        Position::parse_common_form(text).map(|(p, _)| p)
+    }
+
+    /// [`Position::parse_common`], also saying whether `text` is exactly
+    /// the position's [`Display`](fmt::Display) form (single spaces, no
+    /// leading zeros, `S` or `N`), which then need not be written again.
+    pub fn parse_common_form(text: &[u8]) -> Option<(Position, bool)> {
+        match Position::parse_display_form(text) {
+            Some(p) => Some((p, true)),
+            None => Position::parse_separated(text),
+        }
+    }
+
+    /// Exactly the display form (counts without leading zeros, one space
+    /// after each, `S` or `N` last) of a valid position, in one tight pass;
+    /// `None` for anything else.
+    fn parse_display_form(text: &[u8]) -> Option<Position> {
+        let mut counts = [0u8; 2 * MAX_PITS + 2];
+        let mut n = 0;
+        let mut i = 0;
+        loop {
+            let d = text.get(i)?.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            i += 1;
+            let mut v = d as u32;
+            let mut c = *text.get(i)?;
+            if c.is_ascii_digit() {
+                if v == 0 {
+                    return None;
+                }
+                v = 10 * v + (c - b'0') as u32;
+                i += 1;
+                c = *text.get(i)?;
+                if c.is_ascii_digit() {
+                    v = 10 * v + (c - b'0') as u32;
+                    i += 1;
+                    c = *text.get(i)?;
+                }
+            }
+            if c != b' ' || n == counts.len() || v > MAX_SEEDS as u32 {
+                return None;
+            }
+            i += 1;
+            counts[n] = v as u8;
+            n += 1;
+        }
+        if i + 1 != text.len() {
+            return None;
+        }
+        let to_move = match text[i] {
+            b'S' => Side::South,
+            b'N' => Side::North,
+            _ => return None,
+        };
+        Position::from_counts(&counts[..n], to_move)
+    }
+
+    /// The position of `counts` in sowing order (2m+2 of them) and the
+    /// side to move, if valid.
+    fn from_counts(counts: &[u8], to_move: Side) -> Option<Position> {
+        let n = counts.len();
+        if n % 2 == 1 || !(4..=2 * MAX_PITS + 2).contains(&n) {
+            return None;
+        }
+        let m = n / 2 - 1;
+        if counts.iter().map(|&x| x as u32).sum::<u32>() > MAX_SEEDS as u32 {
+            return None;
+        }
+        let mut houses = [[0u8; MAX_PITS]; 2];
+        houses[0][..m].copy_from_slice(&counts[..m]);
+        houses[1][..m].copy_from_slice(&counts[m + 1..2 * m + 1]);
+        Some(Position {
+            pits: m as u8,
+            houses,
+            stores: [counts[m], counts[2 * m + 1]],
+            to_move,
+        })
+    }
+
+    fn parse_separated(text: &[u8]) -> Option<(Position, bool)> {
+        // The separators of `Setup::from_str`: ASCII white space and commas.
+        const fn separates(b: u8) -> bool {
+            matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
+        }
+        let mut counts = [0u8; 2 * MAX_PITS + 2];
+        let mut n = 0;
+        let mut side = None;
+        let mut i = 0;
+        let len = text.len();
+        let mut canonical = true;
+        loop {
+            // Separators: white space, and commas, never two in a row
+            // without white space between them.
+            let mut after_comma = false;
+            let run = i;
+            while i < len && separates(text[i]) {
+                if text[i] == b',' {
+                    if after_comma {
+                        return None;
+                    }
+                    after_comma = true;
+                } else {
+                    after_comma = false;
+                }
+                i += 1;
+            }
+            // The display form: one space between tokens, none around them.
+            let expected = if run == 0 || i == len { 0 } else { 1 };
+            if i - run != expected || (expected == 1 && text[run] != b' ') {
+                canonical = false;
+            }
+            if i == len {
+                break;
+            }
+            let b = text[i];
+            i += 1;
+            if b.is_ascii_digit() && side.is_none() && n < counts.len() {
+                // One to three digits.
+                if b == b'0' && i < len && text[i].is_ascii_digit() {
+                    canonical = false;
+                }
+                let mut v = (b - b'0') as u32;
+                if i < len && text[i].is_ascii_digit() {
+                    v = 10 * v + (text[i] - b'0') as u32;
+                    i += 1;
+                    if i < len && text[i].is_ascii_digit() {
+                        v = 10 * v + (text[i] - b'0') as u32;
+                        i += 1;
+                    }
+                }
+                if v > MAX_SEEDS as u32 {
+                    return None;
+                }
+                counts[n] = v as u8;
+                n += 1;
+            } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
+                canonical &= b == b'S' || b == b'N';
+                side = Some(if b == b'S' || b == b's' {
+                    Side::South
+                } else {
+                    Side::North
+                });
+            } else {
+                return None;
+            }
+            if i < len && !separates(text[i]) {
+                return None;
+            }
+        }
+        let to_move = side?;
+        Position::from_counts(&counts[..n], to_move).map(|p| (p, canonical))
+    }
+}
+
 /// What one sowing did, as reported by [`Position::play`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Played {
@@ -577,5 +741,88 @@ impl fmt::Display for Position {
             write!(f, "{x} ")?;
         }
         write!(f, "{} {}", self.stores[1], self.to_move.letter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `parse_common` never disagrees with `from_str`: on random texts over
+    /// the characters that matter, and it reads the usual forms itself.
+    #[test]
+    fn parse_common_agrees_with_from_str() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let alphabet: Vec<char> = "0123456789 ,,\t\r\u{b}SNsnx-+.".chars().collect();
+        let (mut read, mut displayed) = (0, 0);
+        for round in 0..200_000 {
+            let text: String = if round % 2 == 0 {
+                // Random counts and separators: mostly valid positions.
+                let pits = 1 + next(9) as usize;
+                let plain = next(3) == 0;
+                let mut t = String::new();
+                for _ in 0..2 * pits + 2 {
+                    let bound = if next(4) == 0 { 300 } else { 12 };
+                    if !plain && next(30) == 0 {
+                        t.push('0');
+                    }
+                    t.push_str(&next(bound).to_string());
+                    let sep = if plain { 0 } else { next(10) as usize };
+                    t.push_str([" ", " ", " ", " ", " ", ",", ", ", "  ", "\t", " ,"][sep]);
+                }
+                t.push(['S', 'N', 'S', 'N', 's', 'n', 'X'][next(7) as usize]);
+                let end = if plain { 0 } else { next(8) as usize };
+                t.push_str(["", "", "", " ", ",", ",,", "\r", " S"][end]);
+                t
+            } else {
+                let len = next(40) as usize;
+                (0..len)
+                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            if let Some((p, canonical)) = Position::parse_common_form(text.as_bytes()) {
+                assert_eq!(canonical, p.to_string() == text, "{text:?}");
+                read += 1;
+                displayed += canonical as usize;
+                assert_eq!(text.parse::<Position>(), Ok(p), "{text:?}");
+                assert_eq!(text.trim().parse::<Position>(), Ok(p), "{text:?}");
+            }
+        }
+        assert!(read > 10_000 && displayed > 1_000, "{read} {displayed}");
+        for text in [
+            "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S",
+            "4,4,4,4,4,4,0,4,4,4,4,4,4,0,S",
+            " 0 2 0 0 1 0 14 0 1 0 1 0 0 15 n\r",
+            "255 0 0 0 N",
+        ] {
+            let p = Position::parse_common(text.as_bytes()).expect(text);
+            assert_eq!(text.parse::<Position>(), Ok(p));
+            assert_eq!(
+                Position::parse_common_form(p.to_string().as_bytes()),
+                Some((p, true))
+            );
+        }
+        for text in [
+            "",
+            "S",
+            "1 0 S",
+            "4 4 4 4 4 4 0 4 4 4 4 4 4 0",
+            "4,,4,4,4,4,0,4,4,4,4,4,4,0,S",
+            "0255 0 0 0 N",
+            "+4 0 0 0 N",
+            "256 0 0 0 N",
+            "200 0 0 0 100 0 0 0 S",
+            "4 0 0 0 South",
+            "4 0 0 0 S N",
+            "1 1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 0 S",
+        ] {
+            assert_eq!(Position::parse_common(text.as_bytes()), None, "{text:?}");
+        }
     }
 }

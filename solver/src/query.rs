@@ -8,6 +8,7 @@
 
 use crate::board::Game;
 use crate::position::Position;
+use crate::rules::MAX_PITS;
 use crate::search::{MoveValue, PvMove};
 use crate::Probe;
 
@@ -38,57 +39,110 @@ pub fn position_value(probe: &dyn Probe, game: &Game, position: &Position) -> Op
 
 /// The value of `position` and of each legal sowing from it, from the
 /// tables; `None` when the position is outside them. Works on the board
-/// alone (one sowing and one probe a move): this is the batch query's
-/// inner loop.
+/// alone (one sowing and one probe a move).
 ///
 /// # Panics
 /// If `game` and `position` differ in pits.
 pub fn answer(probe: &dyn Probe, game: &Game, position: &Position) -> Option<TableAnswer> {
-    let value = position_value(probe, game, position)?;
+    let a = answer_fixed(probe, game, position)?;
+    Some(TableAnswer {
+        value: a.value,
+        moves: a.moves().to_vec(),
+        best: a.best().collect(),
+        probes: a.probes,
+    })
+}
+
+/// [`answer`] in fixed storage: no allocation. The batch query's inner
+/// loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedAnswer {
+    /// Final store difference for the side to move under perfect play.
+    pub value: i32,
+    moves: [MoveValue; MAX_PITS],
+    len: usize,
+    /// Probes made.
+    pub probes: u64,
+    /// The game is over (no moves; the value is the final score, no probe
+    /// made).
+    pub over: bool,
+}
+
+impl FixedAnswer {
+    /// Every legal sowing, in house order, valued for the side to move.
+    pub fn moves(&self) -> &[MoveValue] {
+        &self.moves[..self.len]
+    }
+
+    /// The houses (1-based) whose value equals the position's, in order.
+    pub fn best(&self) -> impl Iterator<Item = usize> + '_ {
+        self.moves()
+            .iter()
+            .filter(|m| m.value == self.value)
+            .map(|m| m.house)
+    }
+}
+
+/// [`answer`] without allocating, for any prober (a concrete one is
+/// called directly, not through a vtable).
+///
+/// # Panics
+/// If `game` and `position` differ in pits.
+pub fn answer_fixed<P: Probe + ?Sized>(
+    probe: &P,
+    game: &Game,
+    position: &Position,
+) -> Option<FixedAnswer> {
     let offset = position.store_difference();
     let board = position.board();
-    let mut probes = 1;
-    let mut moves = Vec::with_capacity(position.pits());
-    if game.terminal_value(board).is_none() {
-        // Sow every house first and start the children's table reads, so
-        // that their cache misses overlap instead of coming one by one.
-        let mut children = [None; crate::rules::MAX_PITS];
-        let mut legal = game.moves(board);
-        while legal != 0 {
-            let house = legal.trailing_zeros() as usize;
-            legal &= legal - 1;
-            let sown = game.sow(board, house);
-            probe.prefetch(sown.board);
-            children[house] = Some(sown);
-        }
-        for (house, sown) in children.iter().enumerate() {
-            let Some(sown) = *sown else { continue };
-            let child = match game.terminal_value(sown.board) {
-                Some(v) => v,
-                None => {
-                    probes += 1;
-                    probe.probe(sown.board)?
-                }
-            };
-            let after = sown.gain as i32 + if sown.extra_turn { child } else { -child };
-            moves.push(MoveValue {
-                house: house + 1,
-                value: offset + after,
-                extra_turn: sown.extra_turn,
-            });
-        }
+    let mut a = FixedAnswer {
+        value: 0,
+        moves: [MoveValue {
+            house: 0,
+            value: 0,
+            extra_turn: false,
+        }; MAX_PITS],
+        len: 0,
+        probes: 1,
+        over: false,
+    };
+    if let Some(v) = game.terminal_value(board) {
+        a.value = offset + v;
+        a.over = true;
+        return Some(a);
     }
-    let best = moves
-        .iter()
-        .filter(|m| m.value == value)
-        .map(|m| m.house)
-        .collect();
-    Some(TableAnswer {
-        value,
-        moves,
-        best,
-        probes,
-    })
+    // Sow every house first and start the table reads of the board and
+    // all its children, so that their cache misses overlap instead of
+    // coming one by one.
+    probe.prefetch(board);
+    let mut children = [None; MAX_PITS];
+    let mut legal = game.moves(board);
+    while legal != 0 {
+        let house = legal.trailing_zeros() as usize;
+        legal &= legal - 1;
+        let sown = game.sow(board, house);
+        probe.prefetch(sown.board);
+        children[house] = Some(sown);
+    }
+    a.value = offset + probe.probe(board)?;
+    for (house, sown) in children.iter().enumerate() {
+        let Some(sown) = *sown else { continue };
+        let child = match game.terminal_value(sown.board) {
+            Some(v) => v,
+            None => {
+                a.probes += 1;
+                probe.probe(sown.board)?
+            }
+        };
+        let after = sown.gain as i32 + if sown.extra_turn { child } else { -child };
+        a.moves[a.len] = MoveValue {
+            house: house + 1,
+            value: offset + after,
+            extra_turn: sown.extra_turn,
+        };
+        a.len += 1;
+    }
+    Some(a)
 }
 
 /// A perfect game from `position` to its end, from the tables: at each step
