@@ -6,6 +6,8 @@
 #   scripts/bench_search.sh              # Kalah(6,4) EC and STD, no tables, 1 and 2 threads
 #   scripts/bench_search.sh tables 20    # the same with the endgame tables to 20 seeds
 #                                        # (built into tables/ first if missing)
+#   scripts/bench_search.sh scratch      # `kalah solve` Kalah(6,4) EC and STD from an empty
+#                                        # table directory: build + solve seconds, peak memory
 #   scripts/bench_search.sh switches     # each switch flipped, Kalah(5,4)/(4,4) STD
 #   scripts/bench_search.sh 6 5          # another start, no tables
 #   TT_MB=1024 REPEAT=3 scripts/bench_search.sh tables 20
@@ -31,6 +33,19 @@ run() {
     printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print "median", a[int((NR+1)/2)]}'
 }
 
+if [[ "${1:-}" == scratch ]]; then
+    cargo build --release -q
+    for flag in --empty-capture ""; do
+        for _ in $(seq "$REPEAT"); do
+            dir=$(mktemp -d)
+            # shellcheck disable=SC2086
+            /usr/bin/time -f "peak %M KB, wall %e s" "${CARGO_TARGET_DIR:-target}/release/kalah" solve --pits 6 --seeds 4 \
+                $flag --tables "$dir" --json 2>&1 | grep -v '^\s*$' | tail -2
+            rm -rf "$dir"
+        done
+    done
+    exit 0
+fi
 if [[ "${1:-}" == switches ]]; then
     for sw in "" no-tt-move no-futility etc etc-min=24 no-probe-cuts no-parity guess0; do
         # shellcheck disable=SC2086
@@ -51,7 +66,7 @@ if [[ "${1:-}" == tables ]]; then
     for rules in ec std; do
         flag=$([[ $rules == ec ]] && echo --empty-capture || true)
         # shellcheck disable=SC2086
-        cargo run --release -q -- build --pits 6 --max-seeds "$K" --tables tables $flag >/dev/null
+        cargo run --release -q -- build --pits 6 --max-seeds "$K" --tables tables $flag >/dev/null 2>&1
     done
     extra=(tables=tables "table-seeds=$K")
 elif [[ $# -ge 2 ]]; then

@@ -36,9 +36,9 @@ pub struct TableArgs {
 /// How the search runs; the switches exist to measure each enhancement.
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
-    /// Search threads. They run MTD(f)'s next null-window test and the one
-    /// it leads to side by side, or share one (lazy SMP), over one
-    /// lock-free transposition table.
+    /// Search threads. They share each MTD(f) null-window test over one
+    /// lock-free transposition table (lazy SMP; helpers split the moves
+    /// near the root).
     #[arg(long, default_value_t = default_threads())]
     pub threads: usize,
     /// Transposition table size in MiB (default: 256 for games of up to 48
