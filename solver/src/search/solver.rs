@@ -485,11 +485,7 @@ impl Solver {
                     }
                 }
             };
-            let shared = self.shared(&done);
-            let mut w = Worker::new(&shared, helper);
-            let r = w.search(board, beta - 1, beta, 0);
-            self.nodes.fetch_add(w.nodes, Relaxed);
-            self.probe_hits.fetch_add(w.probe_hits, Relaxed);
+            let result = self.search_test(board, beta, &done, helper);
             let mut st = race.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(i) = st.running.iter().position(|r| r.beta == beta) {
                 st.running[i].workers -= 1;
@@ -497,10 +493,7 @@ impl Solver {
                     st.running.swap_remove(i);
                 }
             }
-            if w.aborted {
-                continue;
-            }
-            done.store(true, Relaxed);
+            let Some(r) = result else { continue };
             self.tests.fetch_add(1, Relaxed);
             st.bracket.record(beta, r);
             let Race { bracket, running } = &mut *st;
@@ -544,27 +537,38 @@ impl Solver {
     fn test(&self, board: Board, beta: i32) -> Result<i32, Interrupted> {
         self.tests.fetch_add(1, Relaxed);
         let done = AtomicBool::new(false);
-        let shared = self.shared(&done);
-        let run = |thread: usize| -> Option<i32> {
-            let mut w = Worker::new(&shared, thread);
-            let r = w.search(board, beta - 1, beta, 0);
-            self.nodes.fetch_add(w.nodes, Relaxed);
-            self.probe_hits.fetch_add(w.probe_hits, Relaxed);
-            if w.aborted {
-                None
-            } else {
-                done.store(true, Relaxed);
-                Some(r)
-            }
-        };
         let result = match &self.pool {
-            None => run(0),
+            None => self.search_test(board, beta, &done, 0),
             Some(pool) => pool
-                .broadcast(|ctx| run(ctx.index()))
+                .broadcast(|ctx| self.search_test(board, beta, &done, ctx.index()))
                 .into_iter()
                 .flatten()
                 .next(),
         };
         result.ok_or(Interrupted)
+    }
+
+    /// One thread's search of the test `v >= beta` on `board` (thread 0
+    /// searches in plain order, helpers perturb it); `None` when it gave up
+    /// (stop flag, or `done` set by whoever finished or cancelled the test
+    /// first). A finished search sets `done`.
+    fn search_test(
+        &self,
+        board: Board,
+        beta: i32,
+        done: &AtomicBool,
+        thread: usize,
+    ) -> Option<i32> {
+        let shared = self.shared(done);
+        let mut w = Worker::new(&shared, thread);
+        let r = w.search(board, beta - 1, beta, 0);
+        self.nodes.fetch_add(w.nodes, Relaxed);
+        self.probe_hits.fetch_add(w.probe_hits, Relaxed);
+        if w.aborted {
+            None
+        } else {
+            done.store(true, Relaxed);
+            Some(r)
+        }
     }
 }
