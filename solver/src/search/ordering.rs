@@ -11,8 +11,10 @@
 //! rest took 23.7 M: under the empty-capture rule a "capture" of the lone
 //! sowing seed gains no more than passing the store, and trying it early
 //! misleads. Ties left to right took 258 M, fuller houses first 326 M,
-//! emptier houses first 24 M, and subtracting the opponent's best
-//! immediate reply 76 M.
+//! emptier houses first 24 M, fewest seeds handed to the opponent's side
+//! first 22 M (most first 15.6 M), and subtracting the opponent's best
+//! immediate reply 76 M. A killer house per ply on top took Kalah(6,4) STD
+//! from 28 M to 83 M nodes.
 
 use crate::board::{Board, Game, Sown};
 use crate::rules::MAX_PITS;
