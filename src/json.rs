@@ -103,22 +103,11 @@ pub fn push_escaped(out: &mut String, s: &str) {
 
 /// Appends the decimal form of `x`, without the formatting machinery.
 pub fn push_int(out: &mut String, x: i64) {
-    if x < 0 {
-        out.push('-');
-    }
-    let mut v = x.unsigned_abs();
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
+    // A sign and at most 19 digits.
+    let mut buf = LineBuf::<20>::new();
+    write_int(&mut buf, x);
     // ASCII digits: always valid UTF-8.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    out.push_str(std::str::from_utf8(buf.as_bytes()).unwrap_or_default());
 }
 
 /// Where JSON bytes are written: a growing buffer, or a [`LineBuf`].
