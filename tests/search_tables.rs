@@ -41,17 +41,23 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
         let small = Arc::new(
             Tables::open_with(&dir, 6, rules, Some(6), kalah::table::Check::Full).expect("open"),
         );
-        // Two threads: the parallel MTD(f) driver with table probes.
-        let probing = Solver::new(
-            game,
-            SearchConfig {
-                tt_mb: 32,
-                threads: 2,
-                ..SearchConfig::default()
-            },
-            Some(small as Arc<dyn Probe>),
-        )
-        .expect("solver");
+        // Two threads with table probes: splitting nodes (young brothers
+        // wait) from 1 seed above the tables, and lazy SMP.
+        let probing = |ybwc| {
+            Solver::new(
+                game.clone(),
+                SearchConfig {
+                    tt_mb: 32,
+                    threads: 2,
+                    ybwc,
+                    split_seeds: 1,
+                    ..SearchConfig::default()
+                },
+                Some(Arc::clone(&small) as Arc<dyn Probe>),
+            )
+            .expect("solver")
+        };
+        let (splitting, lazy) = (probing(true), probing(false));
         let index = Index::new(6);
         let mut rng = Rng::new(4242);
         for i in 0..2000 {
@@ -63,13 +69,16 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
                 want,
                 "{rules} board {b:?}"
             );
-            if i % 4 == 0 {
-                assert_eq!(
-                    probing.solve_board(b).expect("solve"),
-                    want,
-                    "{rules} board {b:?}"
-                );
-            }
+            let parallel = match i % 4 {
+                0 => &splitting,
+                2 => &lazy,
+                _ => continue,
+            };
+            assert_eq!(
+                parallel.solve_board(b).expect("solve"),
+                want,
+                "{rules} board {b:?}"
+            );
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -231,18 +231,45 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "speculative tests, 2 threads",
+            "lazy SMP, speculative tests, 2 threads",
             SearchConfig {
+                ybwc: false,
                 speculate: true,
                 threads: 2,
                 ..d.clone()
             },
         ),
         (
-            "2 threads, no split",
+            "lazy SMP, 2 threads, no helper split",
             SearchConfig {
+                ybwc: false,
                 helpers_split: false,
                 threads: 2,
+                ..d.clone()
+            },
+        ),
+        (
+            "lazy SMP, 3 threads",
+            SearchConfig {
+                ybwc: false,
+                threads: 3,
+                ..d.clone()
+            },
+        ),
+        (
+            "2 threads splitting at every node",
+            SearchConfig {
+                split_seeds: 0,
+                threads: 2,
+                ..d.clone()
+            },
+        ),
+        (
+            "3 threads splitting at every node, etc",
+            SearchConfig {
+                split_seeds: 0,
+                etc: true,
+                threads: 3,
                 ..d.clone()
             },
         ),
@@ -290,6 +317,41 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
         ),
         ("3 threads", SearchConfig { threads: 3, ..d }),
     ]
+}
+
+/// Young brothers wait at every node, 2 and 3 threads: many cut-offs at
+/// split points cancel sibling searches, whose partial results must never
+/// count.
+#[test]
+fn splitting_search_matches_memoized_negamax() {
+    let mut rng = Rng(77);
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        for pits in [4, 5] {
+            let game = Game::new(pits, rules);
+            let mut memo = HashMap::new();
+            for threads in [2, 3] {
+                let solver = solver(
+                    pits,
+                    rules,
+                    SearchConfig {
+                        threads,
+                        split_seeds: 0,
+                        ..small_config()
+                    },
+                );
+                for _ in 0..40 {
+                    let seeds = 8 + rng.below(10) as u32;
+                    let board = random_board(&mut rng, pits, seeds);
+                    let want = memo_value(&game, board, &mut memo);
+                    assert_eq!(
+                        solver.solve_board(board),
+                        Ok(want),
+                        "{rules} m={pits} threads={threads} {board:?}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -581,6 +643,73 @@ fn the_stop_flag_interrupts_and_can_be_cleared() {
     assert!(solver.solve(&start).is_err());
     flag.store(false, Ordering::Relaxed);
     assert_eq!(solver.solve(&start), Ok(2));
+}
+
+/// Exact values up to 3 seeds (by the reference search) that sets the
+/// solver's stop flag at its `trigger`-th probe: an interruption at a chosen
+/// point deep inside a search.
+struct TrippingProbe {
+    game: Game,
+    calls: std::sync::atomic::AtomicU64,
+    trigger: u64,
+    flag: std::sync::OnceLock<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Probe for TrippingProbe {
+    fn max_seeds(&self) -> u32 {
+        3
+    }
+
+    fn probe(&self, board: Board) -> Option<i32> {
+        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 == self.trigger {
+            if let Some(f) = self.flag.get() {
+                f.store(true, Ordering::Relaxed);
+            }
+        }
+        (board.seeds() <= 3).then(|| self.game.reference_value(board))
+    }
+}
+
+/// Interrupted at many points of a splitting search, the solver reports the
+/// interruption (never a value), and its table keeps no partial result: the
+/// same solver then finds the right value.
+#[test]
+fn interrupting_a_splitting_search_leaves_no_partial_results() {
+    let start = Position::start(5, 3).unwrap();
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        let want = solver(5, rules, small_config()).solve(&start).unwrap();
+        let mut interrupted = 0;
+        for trigger in [1, 10, 100, 300, 700, 1000, 1300, 2000, 2600] {
+            for threads in [2, 3] {
+                let probe = Arc::new(TrippingProbe {
+                    game: Game::new(5, rules),
+                    calls: Default::default(),
+                    trigger,
+                    flag: Default::default(),
+                });
+                let config = SearchConfig {
+                    threads,
+                    split_seeds: 0,
+                    ..small_config()
+                };
+                let solver = Solver::new(
+                    Game::new(5, rules),
+                    config,
+                    Some(probe.clone() as Arc<dyn Probe>),
+                )
+                .unwrap();
+                let flag = solver.stop_flag().unwrap();
+                probe.flag.set(Arc::clone(&flag)).unwrap();
+                match solver.solve(&start) {
+                    Ok(v) => assert_eq!(v, want, "{rules} trigger {trigger}"),
+                    Err(_) => interrupted += 1,
+                }
+                flag.store(false, Ordering::Relaxed);
+                assert_eq!(solver.solve(&start), Ok(want), "{rules} trigger {trigger}");
+            }
+        }
+        assert!(interrupted > 0, "no search was interrupted");
+    }
 }
 
 #[test]

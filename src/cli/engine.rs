@@ -36,11 +36,16 @@ pub struct TableArgs {
 /// How the search runs; the switches exist to measure each enhancement.
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
-    /// Search threads. They share each MTD(f) null-window test over one
-    /// lock-free transposition table (lazy SMP; helpers split the moves
-    /// near the root).
+    /// Search threads. They split each MTD(f) null-window test: a node
+    /// whose first move did not cut off searches its other moves in
+    /// parallel (young brothers wait), over one lock-free transposition
+    /// table.
     #[arg(long, default_value_t = default_threads())]
     pub threads: usize,
+    /// With several threads, let each search the whole test over the shared
+    /// table instead (lazy SMP; slower, kept for measurements).
+    #[arg(long)]
+    pub lazy_smp: bool,
     /// Transposition table size in MiB (default: 256 for games of up to 48
     /// seeds, 2048 for larger ones; a table larger than the search needs
     /// is slower, as every first touch of its memory costs a page fault).
@@ -88,6 +93,7 @@ impl SearchArgs {
             ordering: !self.no_ordering,
             etc: self.etc,
             futility: !self.no_futility,
+            ybwc: !self.lazy_smp,
             ..SearchConfig::default()
         }
     }

@@ -6,7 +6,7 @@
 pub struct SearchConfig {
     /// Transposition table size in MiB.
     pub tt_mb: usize,
-    /// Search threads (lazy SMP over one shared table); 1 = no threads.
+    /// Search threads (see [`SearchConfig::ybwc`]); 1 = no threads.
     pub threads: usize,
     /// Try the table's best house first.
     pub tt_move: bool,
@@ -50,6 +50,18 @@ pub struct SearchConfig {
     /// searching, the first included (ABDADA without the eldest brother
     /// wait): at an all-node every child must be searched, so they split.
     pub helpers_split: bool,
+    /// With several threads: young brothers wait. One search per MTD(f)
+    /// test; a node with [`SearchConfig::split_seeds`] seeds or more above
+    /// the endgame tables whose
+    /// first child did not cut off searches the others in parallel (rayon
+    /// tasks, a cut-off cancelling its siblings). Off: lazy SMP, every
+    /// thread searching the test over the shared table (see
+    /// [`SearchConfig::helpers_split`], [`SearchConfig::speculate`]).
+    pub ybwc: bool,
+    /// The fewest seeds above the endgame tables (above 0 without) of a
+    /// node that splits (young brothers wait): smaller subtrees cost less
+    /// than handing them to another thread.
+    pub split_seeds: u32,
     /// Let MTD(f) step by two when the rules fix the parity of values.
     pub parity: bool,
     /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
@@ -75,6 +87,8 @@ impl Default for SearchConfig {
             tt_skip: 2,
             speculate: false,
             helpers_split: true,
+            ybwc: true,
+            split_seeds: 10,
             parity: true,
             guess_depth: 8,
         }

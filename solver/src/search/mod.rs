@@ -1,5 +1,6 @@
 //! Exact search: MTD(f) over a fail-soft alpha-beta on boards, with a
-//! shared lock-free transposition table, lazy SMP threads, endgame-table
+//! shared lock-free transposition table, parallel splitting (young brothers
+//! wait) or lazy SMP threads, endgame-table
 //! probes and whole-position analysis.
 //!
 //! # Values
@@ -17,9 +18,10 @@
 //! * [`config`]: [`SearchConfig`], a switch for every enhancement.
 //! * [`tt`]: [`TranspositionTable`], typed bounds under full keys.
 //! * [`ordering`]: the children of a node, sown once and sorted.
-//! * [`negamax`]: the fail-soft alpha-beta worker (bound semantics on
+//! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
 //!   its `search`).
-//! * [`solver`]: [`Solver`], the MTD(f) driver and lazy SMP.
+//! * [`solver`]: [`Solver`], the MTD(f) drivers (one search a test, or
+//!   lazy SMP).
 //! * [`analysis`]: move values, first turns, the pie rule, the principal
 //!   variation.
 

@@ -8,8 +8,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
 use super::config::SearchConfig;
-use super::ordering::Children;
+use super::ordering::{Child, Children};
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
 use crate::board::{Board, Game};
 use crate::index::Index;
@@ -45,8 +47,12 @@ pub(crate) struct Shared<'a> {
     /// Another thread finished this search: give up.
     pub done: &'a AtomicBool,
     /// Keys (plus one) of the nodes threads are searching now, by hash;
-    /// one slot when single-threaded (then unused).
+    /// one slot when single-threaded or splitting (then unused).
     pub busy: &'a [AtomicU64],
+    /// Young brothers wait: nodes with at least this many seeds search
+    /// their other children in parallel (rayon tasks) once the first has
+    /// not cut off; `u32::MAX` never splits.
+    pub split_seeds: u32,
 }
 
 impl Shared<'_> {
@@ -58,24 +64,88 @@ impl Shared<'_> {
     }
 }
 
-/// One thread's search state and counters.
-pub(crate) struct Worker<'a> {
+/// A node whose younger children are being searched in parallel; `cut`
+/// tells the searches below it that one of them cut the node off.
+pub(crate) struct SplitPoint<'s> {
+    cut: AtomicBool,
+    parent: Option<&'s SplitPoint<'s>>,
+}
+
+impl SplitPoint<'_> {
+    /// Whether this split point or one above it was cut off.
+    fn cancelled(&self) -> bool {
+        let mut at = Some(self);
+        while let Some(sp) = at {
+            if sp.cut.load(Relaxed) {
+                return true;
+            }
+            at = sp.parent;
+        }
+        false
+    }
+}
+
+/// What the parallel search of some children of one node found.
+#[derive(Clone, Copy)]
+struct Share {
+    best: i32,
+    best_move: u8,
+    nodes: u64,
+    probe_hits: u64,
+    /// A search gave up (stop flag, or a split point cut off).
+    aborted: bool,
+}
+
+impl Share {
+    const NONE: Share = Share {
+        best: i32::MIN,
+        best_move: 0,
+        nodes: 0,
+        probe_hits: 0,
+        aborted: false,
+    };
+
+    fn join(a: Share, b: Share) -> Share {
+        let (best, best_move) = if b.best > a.best {
+            (b.best, b.best_move)
+        } else {
+            (a.best, a.best_move)
+        };
+        Share {
+            best,
+            best_move,
+            nodes: a.nodes + b.nodes,
+            probe_hits: a.probe_hits + b.probe_hits,
+            aborted: a.aborted || b.aborted,
+        }
+    }
+}
+
+/// One thread's (or one parallel task's) search state and counters.
+pub(crate) struct Worker<'a, 's> {
     sh: &'a Shared<'a>,
-    /// 0 for the main thread; helpers perturb their move order by it.
+    /// 0 for the main thread; lazy SMP helpers perturb their move order by it.
     thread: usize,
+    /// The innermost split point above this search, if it is a parallel task.
+    split: Option<&'s SplitPoint<'s>>,
     pub nodes: u64,
+    /// Nodes this worker visited itself (not counting its parallel tasks):
+    /// the clock of its looks at the stop flags.
+    ticks: u64,
     pub probe_hits: u64,
     /// A stop flag was seen: every value since is meaningless and nothing
     /// more is stored.
     pub aborted: bool,
 }
 
-impl<'a> Worker<'a> {
-    pub fn new(sh: &'a Shared<'a>, thread: usize) -> Worker<'a> {
+impl<'a, 's> Worker<'a, 's> {
+    pub fn new(sh: &'a Shared<'a>, thread: usize) -> Worker<'a, 's> {
         Worker {
             sh,
             thread,
+            split: None,
             nodes: 0,
+            ticks: 0,
             probe_hits: 0,
             aborted: false,
         }
@@ -134,7 +204,12 @@ impl<'a> Worker<'a> {
         let sh = self.sh;
         let cfg = sh.config;
         self.nodes += 1;
-        if self.nodes & STOP_CHECK_MASK == 0 && (sh.stop.load(Relaxed) || sh.done.load(Relaxed)) {
+        self.ticks += 1;
+        if self.ticks & STOP_CHECK_MASK == 0
+            && (sh.stop.load(Relaxed)
+                || sh.done.load(Relaxed)
+                || self.split.is_some_and(SplitPoint::cancelled))
+        {
             self.aborted = true;
             return 0;
         }
@@ -142,6 +217,15 @@ impl<'a> Worker<'a> {
             return v;
         }
         let seeds = board.seeds();
+        // Near the split points, look at the flags at every node: a
+        // parallel task may be too short to reach a periodic look, and a
+        // cut-off at a split point makes the search below it pointless.
+        if seeds >= sh.split_seeds
+            && (sh.stop.load(Relaxed) || self.split.is_some_and(SplitPoint::cancelled))
+        {
+            self.aborted = true;
+            return 0;
+        }
         let s = seeds as i32;
         // Whatever happens, the mover's net share of the seeds on the board
         // lies in [-s, s].
@@ -237,17 +321,20 @@ impl<'a> Worker<'a> {
                 n_deferred += 1;
                 continue;
             }
-            let gain = kid.sown.gain as i32;
-            let v = match (kid.known, kid.sown.extra_turn) {
-                (Some(c), true) => gain + c,
-                (Some(c), false) => gain - c,
-                (None, true) => {
-                    gain + self.search(kid.sown.board, alpha - gain, beta - gain, ply + 1)
+            if idx == 1 && seeds >= sh.split_seeds && n_kids > 2 {
+                // Young brothers wait: the eldest did not cut off, so this
+                // is likely an all-node; the others go in parallel.
+                let share = self.split_rest(&kids.as_slice()[1..], alpha, beta, ply);
+                if self.aborted {
+                    break;
                 }
-                (None, false) => {
-                    gain - self.search(kid.sown.board, gain - beta, gain - alpha, ply + 1)
+                if share.best > best {
+                    best = share.best;
+                    best_move = share.best_move;
                 }
-            };
+                break;
+            }
+            let v = self.child_value(&kid, alpha, beta, ply);
             if self.aborted {
                 break;
             }
@@ -281,6 +368,71 @@ impl<'a> Worker<'a> {
             sh.tt.store(k, best, bound, mv, work);
         }
         best
+    }
+
+    /// The value of the node through `kid` (searched with the node's window
+    /// `(alpha, beta)`, fail-soft).
+    #[inline]
+    fn child_value(&mut self, kid: &Child, alpha: i32, beta: i32, ply: u32) -> i32 {
+        let gain = kid.sown.gain as i32;
+        match (kid.known, kid.sown.extra_turn) {
+            (Some(c), true) => gain + c,
+            (Some(c), false) => gain - c,
+            (None, true) => gain + self.search(kid.sown.board, alpha - gain, beta - gain, ply + 1),
+            (None, false) => gain - self.search(kid.sown.board, gain - beta, gain - alpha, ply + 1),
+        }
+    }
+
+    /// Searches `kids` in parallel, each with the window `(alpha, beta)`; the
+    /// first to reach `beta` cancels the others. Their best (fail-soft, as
+    /// if searched in turn without raising alpha), with `self.aborted` set
+    /// when a search gave up for another reason than that cut-off.
+    fn split_rest(&mut self, kids: &[Child], alpha: i32, beta: i32, ply: u32) -> Share {
+        let sp = SplitPoint {
+            cut: AtomicBool::new(false),
+            parent: self.split,
+        };
+        let sh = self.sh;
+        let share = kids
+            .par_iter()
+            .with_max_len(1)
+            .map(|kid| {
+                if sp.cancelled() || sh.stop.load(Relaxed) {
+                    return Share {
+                        aborted: true,
+                        ..Share::NONE
+                    };
+                }
+                let mut w = Worker {
+                    sh,
+                    thread: 0,
+                    split: Some(&sp),
+                    nodes: 0,
+                    ticks: 0,
+                    probe_hits: 0,
+                    aborted: false,
+                };
+                let v = w.child_value(kid, alpha, beta, ply);
+                if !w.aborted && v >= beta {
+                    sp.cut.store(true, Relaxed);
+                }
+                Share {
+                    best: if w.aborted { i32::MIN } else { v },
+                    best_move: kid.house,
+                    nodes: w.nodes,
+                    probe_hits: w.probe_hits,
+                    aborted: w.aborted,
+                }
+            })
+            .reduce(|| Share::NONE, Share::join);
+        self.nodes += share.nodes;
+        self.probe_hits += share.probe_hits;
+        // A cut-off stands whatever else happened; without one, an aborted
+        // search leaves the node unknown.
+        if share.aborted && share.best < beta {
+            self.aborted = true;
+        }
+        share
     }
 
     /// Looks at every child before searching any: a child whose value is

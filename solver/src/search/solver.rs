@@ -1,5 +1,7 @@
-//! The solver: MTD(f) over null-window tests, run by one thread or by many
-//! over one shared table (lazy SMP).
+//! The solver: MTD(f) over null-window tests, run by one thread, by many
+//! splitting each test's nodes (young brothers wait, see
+//! [`SearchConfig::ybwc`]), or by many each searching the test over one
+//! shared table (lazy SMP).
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -230,13 +232,17 @@ impl Solver {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(config.threads)
                     .thread_name(|i| format!("kalah-search-{i}"))
+                    // Tasks stolen while waiting at a split point run on top
+                    // of the waiting search: room for many nested searches.
+                    .stack_size(64 << 20)
                     .build()
                     .map_err(SolverError::ThreadPool)?,
             )
         } else {
             None
         };
-        let busy = (0..if config.threads > 1 { 1 << 16 } else { 1 })
+        let lazy = config.threads > 1 && !config.ybwc;
+        let busy = (0..if lazy { 1 << 16 } else { 1 })
             .map(|_| AtomicU64::new(0))
             .collect();
         Ok(Solver {
@@ -366,7 +372,18 @@ impl Solver {
             stop: self.stop.get(),
             done,
             busy,
+            split_seeds: if self.splits() {
+                probe.map_or(0, |p| p.max_seeds()) + self.config.split_seeds
+            } else {
+                u32::MAX
+            },
         }
+    }
+
+    /// Whether several threads split nodes (young brothers wait) rather
+    /// than each searching the whole test (lazy SMP).
+    fn splits(&self) -> bool {
+        self.pool.is_some() && self.config.ybwc
     }
 
     /// Whether the parity of every board value is that of its seeds: true
@@ -405,8 +422,8 @@ impl Solver {
             None => 0,
         };
         match &self.pool {
-            Some(pool) => self.mtdf_parallel(pool, board, bracket),
-            None => {
+            Some(pool) if !self.config.ybwc => self.mtdf_parallel(pool, board, bracket),
+            _ => {
                 while !bracket.settled() {
                     let beta = bracket.next_beta();
                     let r = self.test(board, beta)?;
@@ -539,6 +556,9 @@ impl Solver {
         let done = AtomicBool::new(false);
         let result = match &self.pool {
             None => self.search_test(board, beta, &done, 0),
+            Some(pool) if self.config.ybwc => {
+                pool.install(|| self.search_test(board, beta, &done, 0))
+            }
             Some(pool) => pool
                 .broadcast(|ctx| self.search_test(board, beta, &done, ctx.index()))
                 .into_iter()
