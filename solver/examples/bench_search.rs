@@ -6,10 +6,13 @@
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
 //! `no-tt-move no-ordering no-futility no-probe-cuts no-split no-parity
 //! guess0`, or `plain`; `etc` turns ETC on, `etc-min=K` on from K seeds up;
-//! `speculate` runs speculative MTD(f) tests; `tt-skip=K` sets
-//! [`SearchConfig::tt_skip`]; `guess=D` sets the depth of the first-guess
-//! search; `tables=DIR` probes the endgame tables in DIR
-//! (loaded into memory), `table-seeds=K` at most K seeds of them.
+//! `lazy` runs several threads as lazy SMP instead of splitting nodes
+//! (young brothers wait), `split=K` splits nodes from K seeds above the
+//! tables; `speculate` runs speculative MTD(f) tests (lazy SMP);
+//! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
+//! the first-guess search; `tables=DIR` probes the endgame tables in DIR
+//! (loaded into memory before the clock starts), `table-seeds=K` at most K
+//! seeds of them.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
