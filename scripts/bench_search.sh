@@ -13,7 +13,8 @@
 #   TT_MB=1024 REPEAT=3 scripts/bench_search.sh tables 20
 #
 # Timings on a shared machine are noisy: compare node counts, and take the
-# median of REPEAT runs for seconds.
+# median of REPEAT runs for seconds (1 and 2 threads run alternately).
+# scripts/bench_compare.sh compares any settings the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TT_MB=${TT_MB:-256}
@@ -73,8 +74,21 @@ elif [[ $# -ge 2 ]]; then
     M=$1
     N=$2
 fi
+# 1 and 2 threads alternate, REPEAT rounds: the machine's slow phases fall
+# on both alike.
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for rules in ec std; do
-    t1=$(run "$M" "$N" "$rules" 1 "$TT_MB" "${extra[@]}" 2>&1 | tee /dev/stderr | tail -1 | cut -d' ' -f2)
-    t2=$(run "$M" "$N" "$rules" 2 "$TT_MB" "${extra[@]}" 2>&1 | tee /dev/stderr | tail -1 | cut -d' ' -f2)
-    echo "Kalah($M,$N) $rules: median 1 thread ${t1}s, 2 threads ${t2}s, speedup $(awk "BEGIN {printf \"%.2f\", $t1 / $t2}")x"
+    t1=()
+    t2=()
+    for _ in $(seq "$REPEAT"); do
+        for threads in 1 2; do
+            line=$("$BIN" "$M" "$N" "$rules" "$threads" "$TT_MB" "${extra[@]}" 2>/dev/null)
+            echo "$line"
+            t=$(sed -E 's/.* time ([0-9.]+)s.*/\1/' <<<"$line")
+            if [[ $threads == 1 ]]; then t1+=("$t"); else t2+=("$t"); fi
+        done
+    done
+    m1=$(printf '%s\n' "${t1[@]}" | median)
+    m2=$(printf '%s\n' "${t2[@]}" | median)
+    echo "Kalah($M,$N) $rules: median 1 thread ${m1}s, 2 threads ${m2}s, speedup $(awk "BEGIN {printf \"%.2f\", $m1 / $m2}")x"
 done
