@@ -95,24 +95,39 @@ fn solver(pits: usize, rules: Rules, config: SearchConfig) -> Solver {
     Solver::new(Game::new(pits, rules), config, None).unwrap()
 }
 
+/// Solves `count` random boards with seeds in `seeds` and compares each
+/// with the memoized negamax.
+fn check_random_boards(
+    solver: &Solver,
+    memo: &mut HashMap<Board, i32>,
+    rng: &mut Rng,
+    count: usize,
+    seeds: std::ops::Range<u32>,
+) {
+    let game = solver.game();
+    let pits = game.pits();
+    for _ in 0..count {
+        let k = seeds.start + rng.below(u64::from(seeds.end - seeds.start)) as u32;
+        let board = random_board(rng, pits, k);
+        let want = memo_value(game, board, memo);
+        assert_eq!(
+            solver.solve_board(board),
+            Ok(want),
+            "{} m={pits} threads={} {board:?}",
+            game.rules(),
+            solver.config().threads
+        );
+    }
+}
+
 #[test]
 fn random_boards_match_memoized_negamax_under_every_rule_set() {
     let mut rng = Rng(1);
     for rules in ALL_RULES {
         for pits in 3..=6 {
-            let game = Game::new(pits, rules);
             let solver = solver(pits, rules, small_config());
             let mut memo = HashMap::new();
-            for _ in 0..20 {
-                let seeds = 1 + rng.below(15) as u32;
-                let board = random_board(&mut rng, pits, seeds);
-                let want = memo_value(&game, board, &mut memo);
-                assert_eq!(
-                    solver.solve_board(board),
-                    Ok(want),
-                    "{rules} m={pits} {board:?}"
-                );
-            }
+            check_random_boards(&solver, &mut memo, &mut rng, 20, 1..16);
         }
     }
 }
@@ -327,7 +342,6 @@ fn splitting_search_matches_memoized_negamax() {
     let mut rng = Rng(77);
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
         for pits in [4, 5] {
-            let game = Game::new(pits, rules);
             let mut memo = HashMap::new();
             for threads in [2, 3] {
                 let solver = solver(
@@ -339,16 +353,7 @@ fn splitting_search_matches_memoized_negamax() {
                         ..small_config()
                     },
                 );
-                for _ in 0..40 {
-                    let seeds = 8 + rng.below(10) as u32;
-                    let board = random_board(&mut rng, pits, seeds);
-                    let want = memo_value(&game, board, &mut memo);
-                    assert_eq!(
-                        solver.solve_board(board),
-                        Ok(want),
-                        "{rules} m={pits} threads={threads} {board:?}"
-                    );
-                }
+                check_random_boards(&solver, &mut memo, &mut rng, 40, 8..18);
             }
         }
     }

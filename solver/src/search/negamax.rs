@@ -404,13 +404,8 @@ impl<'a, 's> Worker<'a, 's> {
                     };
                 }
                 let mut w = Worker {
-                    sh,
-                    thread: 0,
                     split: Some(&sp),
-                    nodes: 0,
-                    ticks: 0,
-                    probe_hits: 0,
-                    aborted: false,
+                    ..Worker::new(sh, 0)
                 };
                 let v = w.child_value(kid, alpha, beta, ply);
                 if !w.aborted && v >= beta {
