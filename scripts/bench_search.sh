@@ -17,7 +17,7 @@
 # scripts/bench_compare.sh compares any settings the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TT_MB=${TT_MB:-256}
+TT_MB=${TT_MB:-64}
 REPEAT=${REPEAT:-1}
 cargo build --release -q -p kalah-solver --example bench_search
 BIN="${CARGO_TARGET_DIR:-target}/release/examples/bench_search"
