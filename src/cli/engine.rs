@@ -46,9 +46,10 @@ pub struct SearchArgs {
     /// table instead (lazy SMP; slower, kept for measurements).
     #[arg(long)]
     pub lazy_smp: bool,
-    /// Transposition table size in MiB (default for `solve` and `play`: 64
-    /// when the game has at most 28 seeds more than the endgame tables, 256
-    /// for games of up to 48 seeds, 2048 for larger ones; 256 for `query`).
+    /// Transposition table size in MiB (default for `solve`: 64 when the
+    /// game has at most 28 seeds more than the endgame tables and only the
+    /// value and a perfect game are wanted; else 256 for games of up to 48
+    /// seeds, 2048 for larger ones; 256 for `query`).
     /// A table larger than the search needs is slower: every first touch of
     /// its memory costs a page fault.
     #[arg(long, value_name = "MIB")]
@@ -81,8 +82,11 @@ fn default_threads() -> usize {
 /// threads, medians of 4-6 interleaved runs: 64 MiB against 256 MiB took EC
 /// from 2.30 s to 1.88 s and STD from 5.32 s to 4.93 s (search), and the
 /// whole `kalah solve` from 2.67 s to 2.15 s (EC) and 6.1 s to 5.6 s (STD).
-pub fn default_tt_mb(total_seeds: u32, table_seeds: u32) -> usize {
-    if total_seeds <= table_seeds + 28 {
+/// A search of `every_turn` first turn exactly (`--all-moves`, `--pie`,
+/// `reproduce`) does several times the work and gets at least 256 MiB:
+/// with 64 MiB the reproduce run's Kalah(6,4) rows took 17-22 % more nodes.
+pub fn default_tt_mb(total_seeds: u32, table_seeds: u32, every_turn: bool) -> usize {
+    if total_seeds <= table_seeds + 28 && !every_turn {
         64
     } else if total_seeds <= 48 {
         256
@@ -199,20 +203,21 @@ pub fn make_solver(
     new_solver(game, search.config(256), tables)
 }
 
-/// A solver for `game` whose positions hold up to `total_seeds` seeds (it
-/// sizes the default transposition table), probing `tables` when given,
-/// stopped by Ctrl-C.
+/// A solver for `game` whose positions hold up to `total_seeds` seeds, to
+/// solve every first turn exactly when `every_turn` (both size the default
+/// transposition table), probing `tables` when given, stopped by Ctrl-C.
 ///
 /// # Errors
 /// When the search threads cannot be started.
 pub fn make_solver_for(
     game: Game,
     total_seeds: u32,
+    every_turn: bool,
     search: &SearchArgs,
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
     let table_seeds = tables.as_ref().map_or(0, |t| t.max_seeds());
-    let config = search.config(default_tt_mb(total_seeds, table_seeds));
+    let config = search.config(default_tt_mb(total_seeds, table_seeds, every_turn));
     new_solver(game, config, tables)
 }
 

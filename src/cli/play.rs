@@ -93,9 +93,12 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         start.total_seeds(),
         true,
     )?;
+    // The oracle values every legal move of each position: sized as for
+    // every first turn.
     let solver = make_solver_for(
         game.clone(),
         start.total_seeds(),
+        true,
         &args.search,
         tables.clone(),
     )?;

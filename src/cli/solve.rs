@@ -73,7 +73,13 @@ pub fn solve_start(
     let table_seeds = tables
         .as_ref()
         .map(|t| kalah_solver::Probe::max_seeds(&**t));
-    let solver = make_solver_for(Game::new(pits, rules), start.total_seeds(), search, tables)?;
+    let solver = make_solver_for(
+        Game::new(pits, rules),
+        start.total_seeds(),
+        with_turns,
+        search,
+        tables,
+    )?;
     let t1 = Instant::now();
     let interrupted = |_| CliError::Failure("interrupted".to_string());
     let turns = if with_turns {
