@@ -422,7 +422,7 @@ impl Solver {
             None => 0,
         };
         match &self.pool {
-            Some(pool) if !self.config.ybwc => self.mtdf_parallel(pool, board, bracket),
+            Some(pool) if !self.splits() => self.mtdf_parallel(pool, board, bracket),
             _ => {
                 while !bracket.settled() {
                     let beta = bracket.next_beta();
@@ -556,9 +556,7 @@ impl Solver {
         let done = AtomicBool::new(false);
         let result = match &self.pool {
             None => self.search_test(board, beta, &done, 0),
-            Some(pool) if self.config.ybwc => {
-                pool.install(|| self.search_test(board, beta, &done, 0))
-            }
+            Some(pool) if self.splits() => pool.install(|| self.search_test(board, beta, &done, 0)),
             Some(pool) => pool
                 .broadcast(|ctx| self.search_test(board, beta, &done, ctx.index()))
                 .into_iter()
