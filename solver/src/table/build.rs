@@ -1,16 +1,21 @@
 //! Building the tables, tier by tier; each tier in parallel.
 //!
 //! Tier `k` lives in a buffer of `AtomicI8`, every entry starting at
-//! [`UNKNOWN`]. Rayon threads take chunks of ranks and walk them with the
-//! colex successor; a board whose same-tier child is not known yet solves
-//! that child first, recursively (the potential argument of the module
-//! [`super`] bounds the depth). Two threads may solve one board at once; they
-//! store the same number, so the output is the same for any thread count.
+//! [`UNKNOWN`]. A child in the same tier has a lower potential (see
+//! [`Sides`]), so the tier is solved one potential class at a time, lowest
+//! first, each class split into blocks that rayon threads take: every child
+//! a board needs is then solved already, and every board is solved exactly
+//! once. The output is the same for any thread count.
 //!
-//! Children are resolved a block of boards at a time: first every child's
+//! Children are resolved a batch of boards at a time: first every child's
 //! tier and rank is computed and its entry prefetched, then the values are
-//! read, so the random reads of the lower tiers overlap. Finished children
-//! are read from the tables like any other (every board has its entry).
+//! read, so the random reads of the lower tiers overlap.
+//!
+//! An earlier version walked the tier in rank order and solved a missing
+//! same-tier child on the spot, recursively: about half the boards were
+//! solved that way, each waiting on its own children's reads. Walking by
+//! potential class gave the same bytes 1.2x faster (tiers 0..=20 of 6
+//! pits: 16.6 s -> 14.0 s, with a quarter less CPU time).
 //!
 //! Memory: every tier, once solved, stays in memory for the tiers above it,
 //! in anonymous memory that asks for transparent huge pages (with 4 KiB
@@ -35,6 +40,7 @@ use memmap2::{MmapMut, MmapOptions};
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI8, Ordering::Relaxed};
 use std::time::Instant;
@@ -274,7 +280,7 @@ fn solve_tier(
                 lower,
                 cur,
             }
-            .solve_all(index, progress, stop)
+            .solve_all(progress, stop)
         };
     }
     match game.pits() {
@@ -294,41 +300,37 @@ fn solve_tier(
 }
 
 impl<'a, const M: usize> TierSolver<'a, M> {
-    fn solve_all(&self, index: &Index, progress: &dyn Progress, stop: &AtomicBool) {
-        let size = self.cur.len();
-        let chunks = size.div_ceil(CHUNK);
-        (0..chunks).into_par_iter().for_each(|c| {
+    /// Solves the tier class by class of potential, lowest first; see
+    /// [`Sides`].
+    fn solve_all(&self, progress: &dyn Progress, stop: &AtomicBool) {
+        let sides = Sides::new::<M>(self.ranker, self.tier);
+        for potential in 0..=sides.max_potential(self.tier) {
             if stop.load(Relaxed) {
                 return;
             }
-            let lo = c * CHUNK;
-            let hi = (lo + CHUNK).min(size);
-            self.solve_range(index, lo, hi);
-            progress.advanced((hi - lo) as u64);
-        });
+            let blocks = sides.class(self.tier, potential);
+            blocks.par_iter().for_each(|block| {
+                if stop.load(Relaxed) {
+                    return;
+                }
+                self.solve_block(&sides, block);
+                progress.advanced(block.boards());
+            });
+        }
     }
 
-    /// Solves the boards of ranks `lo..hi`, [`BLOCK`] at a time: every
-    /// child of the block is expanded and its entry prefetched before any
-    /// value is read.
-    fn solve_range(&self, index: &Index, lo: usize, hi: usize) {
+    /// Solves the boards of one [`Block`], [`BLOCK`] at a time: every child
+    /// of those boards is expanded and its entry prefetched before any value
+    /// is read.
+    fn solve_block(&self, sides: &Sides, block: &Block) {
         let mut kids = [Kid::default(); BLOCK * MAX_PITS];
-        // Per board of the block: its rank and the end of its kids.
+        // Per board of the batch: its rank and the end of its kids.
         let mut owners = [(0usize, 0usize); BLOCK];
-        let mut board = index.unrank(self.tier, lo as u64);
-        let mut rank = lo;
-        while rank < hi {
-            let (mut nk, mut nb) = (0, 0);
-            let block_end = (rank + BLOCK).min(hi);
-            while rank < block_end {
-                let (b, r) = (board, rank);
-                rank += 1;
-                if rank < hi {
-                    board = colex_next::<M>(board);
-                }
-                if self.cur[r].load(Relaxed) != UNKNOWN {
-                    continue;
-                }
+        let (mut nk, mut nb) = (0, 0);
+        for own in &sides.list[block.own.clone()] {
+            for opp in &sides.list[block.opp.clone()] {
+                let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
+                let r = (own.own_part + sides.opp_part[block.split][opp.pos as usize]) as usize;
                 if let Some(v) = self.game.terminal_value(b) {
                     self.cur[r].store(v as i8, Relaxed);
                     continue;
@@ -336,23 +338,29 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                 nk += self.expand(b, &mut kids[nk..]);
                 owners[nb] = (r, nk);
                 nb += 1;
-            }
-            let mut start = 0;
-            for &(r, end) in &owners[..nb] {
-                // Solved meanwhile through another board's recursion: the
-                // value would be the same.
-                if self.cur[r].load(Relaxed) == UNKNOWN {
-                    let v = self.resolve(&kids[start..end]);
-                    self.cur[r].store(v as i8, Relaxed);
+                if nb == BLOCK {
+                    self.resolve_all(&kids, &owners);
+                    (nk, nb) = (0, 0);
                 }
-                start = end;
             }
+        }
+        self.resolve_all(&kids, &owners[..nb]);
+    }
+
+    /// Stores the value of every board of `owners` (its rank, and the end of
+    /// its children in `kids`).
+    #[inline]
+    fn resolve_all(&self, kids: &[Kid], owners: &[(usize, usize)]) {
+        let mut start = 0;
+        for &(r, end) in owners {
+            let v = resolve(&kids[start..end]);
+            self.cur[r].store(v as i8, Relaxed);
+            start = end;
         }
     }
 
     /// Writes the children of the unfinished board `b` to `out`, prefetching
-    /// their entries; returns how many. Finished children are looked up like
-    /// the others (every board of a tier has its entry).
+    /// their entries; returns how many.
     #[inline]
     fn expand(&self, b: Board, out: &mut [Kid<'a>]) -> usize {
         let mut n = 0;
@@ -370,7 +378,6 @@ impl<'a, const M: usize> TierSolver<'a, M> {
             let cell = &cells[self.ranker.rank_of::<M>(s.board) as usize];
             prefetch(cell as *const AtomicI8 as *const u8);
             out[n] = Kid {
-                board: s.board,
                 cell,
                 base: s.gain as i32,
                 sign: if s.extra_turn { 1 } else { -1 },
@@ -379,59 +386,206 @@ impl<'a, const M: usize> TierSolver<'a, M> {
         }
         n
     }
+}
 
-    /// The best of the children `kids` of one board.
-    #[inline]
-    fn resolve(&self, kids: &[Kid]) -> i32 {
-        let mut best = i32::MIN;
-        for k in kids {
-            let mut cv = k.cell.load(Relaxed);
-            if cv == UNKNOWN {
-                // Only a board of this tier not solved yet (no stored value
-                // is UNKNOWN).
-                cv = match self.game.terminal_value(k.board) {
-                    Some(v) => v as i8,
-                    None => self.solve_board(k.board) as i8,
-                };
-                k.cell.store(cv, Relaxed);
-            }
-            best = best.max(k.base + k.sign * cv as i32);
-        }
-        best
+/// The best of the children `kids` of one board. Every child is solved: it
+/// is in a lower tier or, in this tier, of a lower potential class.
+#[inline]
+fn resolve(kids: &[Kid]) -> i32 {
+    let mut best = i32::MIN;
+    for k in kids {
+        let cv = k.cell.load(Relaxed);
+        debug_assert_ne!(cv, UNKNOWN, "a child solved after its parent");
+        best = best.max(k.base + k.sign * cv as i32);
     }
+    best
+}
 
-    /// The value of an unfinished board of this tier.
-    fn solve_board(&self, b: Board) -> i32 {
-        let mut kids = [Kid::default(); MAX_PITS];
-        let n = self.expand(b, &mut kids);
-        self.resolve(&kids[..n])
+/// The sides of the boards of one tier, and the order the builder solves
+/// them in.
+///
+/// A board is a pair of sides: `own` (the mover's houses) with `s` seeds
+/// and `opp` with `k - s`; its rank is `own_part(own) + opp_part(s, opp)`
+/// ([`Ranker::own_part`]). A child in the same tier comes from a move
+/// whose seeds all stay in the mover's houses: it moves seeds towards the
+/// store, so the side's potential `sum(seeds x distance to the store)`
+/// drops, and the child is the other side to move. The board's potential,
+/// the sum of both sides', thus drops too. Solving the tier in classes of
+/// equal potential, lowest first, every same-tier child is solved before
+/// its parent: no board waits on another, and no board is solved twice.
+///
+/// Within a class, the boards are walked as blocks of one `own` group
+/// (same seeds, same potential) against one `opp` group, `own` outside:
+/// the children of one `own` side reached by one house differ only in the
+/// opponent's side, which makes up the low part of their rank (the sides
+/// change places), so their entries lie close together.
+struct Sides {
+    /// Every side of at most `k` seeds, ordered by seeds, then potential.
+    list: Vec<Side>,
+    /// `groups[s][p]`: the range of `list` of the sides with `s` seeds and
+    /// potential `p`.
+    groups: Vec<Vec<Range<usize>>>,
+    /// `opp_part[s][i]`: [`Ranker::opp_part`] of the `i`-th side of
+    /// `k - s` seeds (in `list` order) under a mover's side of `s` seeds.
+    opp_part: Vec<Vec<u64>>,
+}
+
+/// One side of a board.
+#[derive(Clone, Copy)]
+struct Side {
+    /// The houses, one byte each.
+    lanes: u64,
+    /// [`Ranker::own_part`] of the side.
+    own_part: u64,
+    /// Position among the sides of its seed count.
+    pos: u32,
+}
+
+/// Boards of one potential class: every `own` side of one group against
+/// every `opp` side of another.
+struct Block {
+    /// Seeds of the `own` sides.
+    split: usize,
+    own: Range<usize>,
+    opp: Range<usize>,
+}
+
+impl Block {
+    fn boards(&self) -> u64 {
+        (self.own.len() * self.opp.len()) as u64
     }
 }
 
-/// The board of the next rank in the same tier (`b` must not be the last
-/// board of its tier): [`Index::tier_from`]'s colex successor, done on the
-/// packed board. With parts `h_0 .. h_{2m-1}` (lanes `0..m`, then
-/// `8..8+m`): the lowest part `h_{j+1} > 0` with `j + 1 >= 1` gives one seed
-/// to `h_j`, which also collects all the seeds of `h_0 .. h_j`.
-#[inline(always)]
-fn colex_next<const M: usize>(b: Board) -> Board {
-    const LOW_BYTES: u64 = 0x0101_0101_0101_0101;
-    let bits = b.packed();
-    let (own, opp) = (bits as u64, (bits >> 64) as u64);
-    let own_rest = own & !0xFF;
-    // Lane of the lowest non-empty part after part 0.
-    let lane = if own_rest != 0 {
-        own_rest.trailing_zeros() / 8
-    } else {
-        8 + opp.trailing_zeros() / 8
-    };
-    let below_mask = (1u128 << (8 * lane)) - 1;
-    let below = bits & below_mask;
-    let sum = (((below as u64).wrapping_mul(LOW_BYTES) >> 56)
-        + (((below >> 64) as u64).wrapping_mul(LOW_BYTES) >> 56)) as u128;
-    let prev = if lane == 8 { M as u32 - 1 } else { lane - 1 };
-    let bits = (bits & !below_mask) - (1u128 << (8 * lane)) + ((sum + 1) << (8 * prev));
-    Board::from_packed(bits)
+impl Sides {
+    fn new<const M: usize>(ranker: &Ranker, k: u32) -> Sides {
+        let k = k as usize;
+        let mut list = Vec::new();
+        let mut groups = Vec::with_capacity(k + 1);
+        for s in 0..=k {
+            let mut sides = Vec::new();
+            compositions(s as u64, M, 0, 0, &mut sides);
+            // Positions in enumeration order, then sorted by potential.
+            let mut sides: Vec<(u32, Side)> = sides
+                .into_iter()
+                .enumerate()
+                .map(|(i, lanes)| {
+                    let side = Side {
+                        lanes,
+                        own_part: ranker.own_part::<M>(lanes),
+                        pos: i as u32,
+                    };
+                    (potential::<M>(lanes), side)
+                })
+                .collect();
+            sides.sort_by_key(|&(p, side)| (p, side.pos));
+            let mut row = vec![0..0; M * s + 1];
+            let base = list.len();
+            for (i, &(p, _)) in sides.iter().enumerate() {
+                let r = &mut row[p as usize];
+                if r.start == r.end {
+                    *r = base + i..base + i;
+                }
+                r.end = base + i + 1;
+            }
+            list.extend(sides.into_iter().map(|(_, side)| side));
+            groups.push(row);
+        }
+        let opp_part = (0..=k)
+            .map(|s| {
+                let opp_seeds = k - s;
+                let range = seeds_range(&groups[opp_seeds]);
+                let mut parts = vec![0u64; range.len()];
+                for side in &list[range] {
+                    parts[side.pos as usize] = ranker.opp_part::<M>(s as u64, side.lanes);
+                }
+                parts
+            })
+            .collect();
+        Sides {
+            list,
+            groups,
+            opp_part,
+        }
+    }
+
+    /// The largest potential of a board of tier `k`.
+    fn max_potential(&self, k: u32) -> u32 {
+        (self.groups[k as usize].len() - 1) as u32
+    }
+
+    /// The blocks of the boards of tier `k` with potential `p`, cut to at
+    /// most about [`CHUNK`] boards each.
+    fn class(&self, k: u32, p: u32) -> Vec<Block> {
+        let k = k as usize;
+        let p = p as usize;
+        let mut blocks = Vec::new();
+        for s in 0..=k {
+            for (po, own) in self.groups[s].iter().enumerate().take(p + 1) {
+                let Some(opp) = self.groups[k - s].get(p - po) else {
+                    continue;
+                };
+                if own.is_empty() || opp.is_empty() {
+                    continue;
+                }
+                let per = (CHUNK / opp.len()).max(1);
+                let mut lo = own.start;
+                while lo < own.end {
+                    let hi = (lo + per).min(own.end);
+                    if opp.len() <= CHUNK {
+                        blocks.push(Block {
+                            split: s,
+                            own: lo..hi,
+                            opp: opp.clone(),
+                        });
+                    } else {
+                        let mut o = opp.start;
+                        while o < opp.end {
+                            let oe = (o + CHUNK).min(opp.end);
+                            blocks.push(Block {
+                                split: s,
+                                own: lo..hi,
+                                opp: o..oe,
+                            });
+                            o = oe;
+                        }
+                    }
+                    lo = hi;
+                }
+            }
+        }
+        blocks
+    }
+}
+
+/// The range of `list` covered by one seed count's groups.
+fn seeds_range(groups: &[Range<usize>]) -> Range<usize> {
+    let start = groups.iter().find(|r| !r.is_empty()).map_or(0, |r| r.start);
+    let end = groups
+        .iter()
+        .rev()
+        .find(|r| !r.is_empty())
+        .map_or(0, |r| r.end);
+    start..end
+}
+
+/// `sum(seeds x distance to the store)` of one side of `M` houses.
+#[inline]
+fn potential<const M: usize>(lanes: u64) -> u32 {
+    (0..M)
+        .map(|i| ((lanes >> (8 * i)) & 0xFF) as u32 * (M - i) as u32)
+        .sum()
+}
+
+/// Appends every way of putting `seeds` seeds into the houses `house..m`
+/// of a side whose lower houses are `prefix`.
+fn compositions(seeds: u64, m: usize, house: usize, prefix: u64, out: &mut Vec<u64>) {
+    if house == m - 1 {
+        out.push(prefix | seeds << (8 * house));
+        return;
+    }
+    for x in 0..=seeds {
+        compositions(seeds - x, m, house + 1, prefix | x << (8 * house), out);
+    }
 }
 
 /// Boards whose children are expanded together.
@@ -443,7 +597,6 @@ static ZERO: AtomicI8 = AtomicI8::new(0);
 /// `V(child)` in `cell`.
 #[derive(Clone, Copy)]
 struct Kid<'a> {
-    board: Board,
     cell: &'a AtomicI8,
     base: i32,
     sign: i32,
@@ -452,39 +605,10 @@ struct Kid<'a> {
 impl Default for Kid<'_> {
     fn default() -> Self {
         Kid {
-            board: Board::EMPTY,
             cell: &ZERO,
             base: 0,
             sign: 0,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colex_next_is_the_tier_order() {
-        fn check<const M: usize>() {
-            let index = Index::new(M);
-            for k in [0u32, 1, 2, 3, 7, 9] {
-                let mut it = index.tier_from(k, 0);
-                let mut b = it.next().unwrap();
-                for next in it {
-                    b = colex_next::<M>(b);
-                    assert_eq!(b, next, "m={M} k={k}");
-                }
-            }
-        }
-        check::<1>();
-        check::<2>();
-        check::<3>();
-        check::<4>();
-        check::<5>();
-        check::<6>();
-        check::<7>();
-        check::<8>();
     }
 }
 
@@ -541,5 +665,65 @@ impl HugeBuf {
         // u8; the pointer comes from an exclusive borrow that the returned
         // slice keeps alive, so all access goes through the atomics.
         unsafe { std::slice::from_raw_parts(p as *const AtomicI8, self.len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    /// The classes of [`Sides`] hold every board of the tier once, with its
+    /// rank, and every same-tier child lies in a lower class.
+    fn check_order<const M: usize>(k: u32) {
+        let index = Index::new(M);
+        let ranker = Ranker::new(M);
+        let game = Game::new(M, Rules::STANDARD);
+        let sides = Sides::new::<M>(&ranker, k);
+        let size = index.tier_size(k) as usize;
+        let mut class_of = vec![u32::MAX; size];
+        for p in 0..=sides.max_potential(k) {
+            for block in sides.class(k, p) {
+                assert!(block.boards() as usize <= CHUNK.max(block.opp.len()));
+                for own in &sides.list[block.own.clone()] {
+                    for opp in &sides.list[block.opp.clone()] {
+                        let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
+                        let r =
+                            (own.own_part + sides.opp_part[block.split][opp.pos as usize]) as usize;
+                        assert_eq!(r as u64, index.rank(b), "m={M} k={k} {b:?}");
+                        assert_eq!(class_of[r], u32::MAX, "m={M} k={k}: {b:?} twice");
+                        class_of[r] = p;
+                    }
+                }
+            }
+        }
+        for (r, &p) in class_of.iter().enumerate() {
+            assert_ne!(p, u32::MAX, "m={M} k={k}: rank {r} in no class");
+            let b = index.unrank(k, r as u64);
+            let mut moves = game.moves(b);
+            while moves != 0 {
+                let house = moves.trailing_zeros() as usize;
+                moves &= moves - 1;
+                let s = game.sow(b, house);
+                if s.gain == 0 {
+                    let child = class_of[index.rank(s.board) as usize];
+                    assert!(child < p, "m={M} k={k}: {b:?} -> {:?}", s.board);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn classes_cover_the_tier_in_dependency_order() {
+        for k in [0, 1, 2, 5, 8] {
+            check_order::<1>(k);
+            check_order::<2>(k);
+            check_order::<3>(k);
+            check_order::<4>(k);
+            check_order::<5>(k);
+            check_order::<6>(k);
+        }
+        check_order::<7>(6);
+        check_order::<8>(5);
     }
 }

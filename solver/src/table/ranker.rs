@@ -64,18 +64,38 @@ impl Ranker {
     #[inline(always)]
     pub fn rank_of<const M: usize>(&self, board: Board) -> u64 {
         let bits = board.packed();
-        let own = (bits as u64).wrapping_mul(LOW_BYTES);
-        let total_own = own >> 56;
-        let opp = ((bits >> 64) as u64)
-            .wrapping_mul(LOW_BYTES)
-            .wrapping_add(total_own.wrapping_mul(LOW_BYTES));
+        let own = bits as u64;
+        let below = own.wrapping_mul(LOW_BYTES) >> 56;
+        self.own_part::<M>(own)
+            .wrapping_add(self.opp_part::<M>(below, (bits >> 64) as u64))
+    }
+
+    /// The share of the mover's side (lanes of `own`) in the rank: with
+    /// `below` the seeds of that side, `rank_of(b) = own_part(own) +
+    /// opp_part(below, opp)`. It depends on the side alone, so a builder
+    /// walking many boards with one side can compute it once.
+    #[inline(always)]
+    pub fn own_part<const M: usize>(&self, own: u64) -> u64 {
+        let sums = own.wrapping_mul(LOW_BYTES);
         let t = &*self.table;
         let mut r = 0u64;
-        for j in 0..M {
-            r = r.wrapping_add(t[j][((own >> (8 * j)) & 0xFF) as usize]);
+        for (j, row) in t.iter().enumerate().take(M) {
+            r = r.wrapping_add(row[((sums >> (8 * j)) & 0xFF) as usize]);
         }
+        r
+    }
+
+    /// The share of the opponent's side (lanes of `opp`) in the rank, for a
+    /// mover's side of `below` seeds; see [`Ranker::own_part`].
+    #[inline(always)]
+    pub fn opp_part<const M: usize>(&self, below: u64, opp: u64) -> u64 {
+        let sums = opp
+            .wrapping_mul(LOW_BYTES)
+            .wrapping_add(below.wrapping_mul(LOW_BYTES));
+        let t = &*self.table;
+        let mut r = 0u64;
         for j in 0..M - 1 {
-            r = r.wrapping_add(t[M + j][((opp >> (8 * j)) & 0xFF) as usize]);
+            r = r.wrapping_add(t[M + j][((sums >> (8 * j)) & 0xFF) as usize]);
         }
         r
     }
