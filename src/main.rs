@@ -23,7 +23,7 @@ const EXAMPLES: &str = "Examples:
   kalah query \"4 4 0 5 5 5 1 4 4 4 4 4 4 0 S\"         one position, every move's value
   kalah query --batch positions.txt > values.jsonl    one JSON line per position
   kalah play --pits 4 --seeds 3 --hints                play against perfect play
-  kalah build --pits 6 --max-seeds 20                  endgame tables to 20 seeds in tables/
+  kalah build --pits 6 --max-seeds 22                  endgame tables to 22 seeds in tables/
   kalah reproduce                                      the published results, side by side
   kalah play-line --idu --empty-capture 25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3";
 
