@@ -12,7 +12,8 @@
 //! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
 //! (loaded into memory before the clock starts), `table-seeds=K` at most K
-//! seeds of them.
+//! seeds of them, `mapped` probes the mapped files instead of copies in
+//! anonymous memory (both are loaded before the clock starts).
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
     };
     let mut config = SearchConfig::default();
     let mut tables: Option<String> = None;
+    let mut mapped = false;
     let mut table_seeds: Option<u32> = None;
     config.threads = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(1);
     config.tt_mb = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1024);
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
             "lazy" => config.ybwc = false,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
+            "mapped" => mapped = true,
             s if s.starts_with("tt-skip=") => match s["tt-skip=".len()..].parse() {
                 Ok(k) => config.tt_skip = k,
                 Err(_) => {
@@ -119,11 +122,18 @@ fn main() -> ExitCode {
     };
     let probe: Option<Arc<dyn Probe>> = match tables {
         None => None,
-        Some(dir) => match Tables::open_with(&dir, m, rules, table_seeds, Check::Quick) {
+        // A full check reads every byte: a mapped file's pages are then mapped.
+        Some(dir) => match Tables::open_with(
+            &dir,
+            m,
+            rules,
+            table_seeds,
+            if mapped { Check::Full } else { Check::Quick },
+        ) {
             Ok(t) => {
                 // Load every tier before the clock starts: the search time
                 // should not depend on whether the files are in the page cache.
-                let t = t.resident();
+                let t = if mapped { t } else { t.resident() };
                 let load = std::time::Instant::now();
                 for k in 0..=t.max_seeds() {
                     if let Some(Err(e)) = t.tier(k) {

@@ -87,13 +87,20 @@ fn default_threads() -> usize {
 /// `reproduce`) does several times the work and gets at least 256 MiB:
 /// with 64 MiB the reproduce run's Kalah(6,4) rows took 17-22 % more nodes.
 pub fn default_tt_mb(total_seeds: u32, table_seeds: u32, every_turn: bool) -> usize {
-    if total_seeds <= table_seeds + 28 && !every_turn {
+    if short_search(total_seeds, table_seeds) && !every_turn {
         64
     } else if total_seeds <= 48 {
         256
     } else {
         2048
     }
+}
+
+/// Whether a game of `total_seeds` seeds over tables of `table_seeds` is a
+/// short search (seconds, like Kalah(6,4) over 20- to 24-seed tables): at
+/// most 28 seeds above the tables.
+pub fn short_search(total_seeds: u32, table_seeds: u32) -> bool {
+    total_seeds <= table_seeds + 28
 }
 
 impl SearchArgs {
@@ -184,8 +191,14 @@ pub fn prepare_tables(
             build_with_progress(&args.tables, &config)?;
         }
     }
+    // Copies in huge-page memory make a probe cheaper than the mapped files
+    // (the search took 2.3-2.7 s against 2.6-3.0 s for Kalah(6,4) STD over
+    // 22-seed tables), but filling 548 MB of fresh memory took 1.3-2.0 s on
+    // this machine: only a long search earns it back (the whole solve: 4.2-
+    // 4.5 s copied, 2.8-2.9 s mapped).
+    let resident = !short_search(total_seeds, k);
     let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full)
-        .map(Tables::resident)
+        .map(|t| if resident { t.resident() } else { t })
         .map_err(|e| {
         CliError::Failure(format!(
             "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
