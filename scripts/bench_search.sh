@@ -4,8 +4,10 @@
 # 1 -> 2 thread speedup of the medians.
 #
 #   scripts/bench_search.sh              # Kalah(6,4) EC and STD, no tables, 1 and 2 threads
-#   scripts/bench_search.sh tables 20    # the same with the endgame tables to 20 seeds
-#                                        # (built into tables/ first if missing)
+#   scripts/bench_search.sh tables 22    # the same with the endgame tables to 22 seeds
+#                                        # (built into tables/ first if missing), probed
+#                                        # through the mapped files as `kalah solve` does
+#                                        # for Kalah(6,4)
 #   scripts/bench_search.sh scratch      # `kalah solve` Kalah(6,4) EC and STD from an empty
 #                                        # table directory: build + solve seconds, peak memory
 #   scripts/bench_search.sh switches     # each switch flipped, Kalah(5,4)/(4,4) STD
@@ -63,13 +65,13 @@ M=6
 N=4
 extra=()
 if [[ "${1:-}" == tables ]]; then
-    K=${2:-20}
+    K=${2:-22}
     for rules in ec std; do
         flag=$([[ $rules == ec ]] && echo --empty-capture || true)
         # shellcheck disable=SC2086
         cargo run --release -q -- build --pits 6 --max-seeds "$K" --tables tables $flag >/dev/null 2>&1
     done
-    extra=(tables=tables "table-seeds=$K")
+    extra=(tables=tables "table-seeds=$K" mapped)
 elif [[ $# -ge 2 ]]; then
     M=$1
     N=$2

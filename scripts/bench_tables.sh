@@ -3,7 +3,8 @@
 #
 #   scripts/bench_tables.sh [K] [DIR] [RULES...]
 #
-# K      seeds on the board, tiers 0..=K are built (default 20: 225.8 M boards)
+# K      seeds on the board, tiers 0..=K are built (default 22: 548.4 M boards,
+#        the default size of `kalah solve`)
 # DIR    scratch directory for the tables (default /tmp/kalah-bench-tables;
 #        wiped before every run)
 # RULES  any of: ec std (default: ec std)
@@ -15,7 +16,7 @@
 # (e.g. for K=24). The machine may be shared: CPU seconds are less noisy
 # than wall seconds; take medians over repeated runs.
 set -euo pipefail
-K=${1:-20}
+K=${1:-22}
 DIR=${2:-/tmp/kalah-bench-tables}
 shift $(( $# > 2 ? 2 : $# )) || true
 RULES=${*:-ec std}
