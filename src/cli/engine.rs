@@ -124,7 +124,7 @@ impl SearchArgs {
 /// 600 M boards (one byte each), and below the game's total seeds (a table
 /// of the whole game would make the search trivial only by moving the work
 /// into the build). For 6 houses that is 22 seeds (548 M boards), which
-/// this machine builds in 17-21 s: Kalah(6,4) from an empty directory stays
+/// this machine builds in 15-20 s: Kalah(6,4) from an empty directory stays
 /// well under 30 s, and with the tables present STD takes about 2.5 s
 /// instead of 5.5 s with 20 seeds (the default before the builder got 2x
 /// faster).
