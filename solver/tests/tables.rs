@@ -102,6 +102,18 @@ fn m6_empty_capture_matches_negamax_to_10_seeds() {
 }
 
 #[test]
+fn other_board_sizes_match_negamax() {
+    // The builder is generic over the houses a side: the narrowest and
+    // widest boards, and the odd sizes, under both capture rules.
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        check_all_against_negamax(1, rules, 12);
+        check_all_against_negamax(5, rules, 8);
+        check_all_against_negamax(7, rules, 6);
+        check_all_against_negamax(8, rules, 6);
+    }
+}
+
+#[test]
 fn end_rule_variants_match_negamax() {
     for capture in [CaptureRule::Standard, CaptureRule::Empty] {
         for end in [EndRule::Delayed, EndRule::NoSweep] {

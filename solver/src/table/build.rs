@@ -47,7 +47,7 @@ use super::{Ranker, TableError, MAX_TIER};
 use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::rules::{CaptureRule, Rules, MAX_PITS};
-use memmap2::{MmapMut, MmapOptions};
+use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::Write;
@@ -83,7 +83,8 @@ pub struct BuildConfig {
 pub struct TierStats {
     pub tier: u32,
     pub boards: u64,
-    /// Seconds spent (computing and writing; checking when reused).
+    /// Seconds spent computing (the file is written in the background,
+    /// while the next tier is computed); checking and loading when reused.
     pub seconds: f64,
     /// The complete file was already there and was kept.
     pub reused: bool,
@@ -109,7 +110,9 @@ pub trait Progress: Sync {
     fn tier_started(&self, _tier: u32, _boards: u64) {}
     /// `boards` more boards of the current tier are done.
     fn advanced(&self, _boards: u64) {}
-    /// Tier `stats.tier` is complete (computed, or reused when `stats.reused`).
+    /// Tier `stats.tier` is computed (or reused when `stats.reused`). A
+    /// computed tier's file may still be being written: it is complete when
+    /// [`build_tables`] returns, with success or not.
     fn tier_finished(&self, _stats: &TierStats) {}
 }
 
@@ -117,8 +120,10 @@ pub trait Progress: Sync {
 impl Progress for () {}
 
 /// Builds (or completes) the tables of `config` in `dir`, creating it if
-/// needed. Checks `stop` between chunks; once it is set, the current tier is
-/// abandoned (no file of it is left) and [`TableError::Stopped`] returned.
+/// needed. Checks `stop` between the blocks of boards of a tier; once it is
+/// set, the current tier is abandoned (no file of it is left) and
+/// [`TableError::Stopped`] returned, after the file of the tier before it is
+/// complete.
 pub fn build_tables(
     dir: &Path,
     config: &BuildConfig,
@@ -164,7 +169,7 @@ pub fn build_tables(
     let ranker = Ranker::new(pits);
     let mut lower: Vec<Arc<HugeBuf>> = Vec::new();
     // The file of the tier solved last, written while the next is solved.
-    let mut writing: Option<Writer> = None;
+    let mut writing = Writing(None);
     let mut report = BuildReport {
         tiers: Vec::new(),
         seconds: 0.0,
@@ -201,23 +206,24 @@ pub fn build_tables(
             pool.install(|| solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop));
         let values = match values {
             Some(Ok(v)) => Arc::new(v),
+            // A failed write of the tier before is reported first: it
+            // means a file is missing.
             Some(Err(e)) => {
-                finish(writing)?;
+                writing.finish()?;
                 return Err(TableError::io(&path, "allocate", e));
             }
             None => {
-                // The tier before this one is complete: its file too.
-                finish(writing)?;
+                writing.finish()?;
                 return Err(TableError::Stopped {
                     dir: dir.to_path_buf(),
                     tier: k,
                 });
             }
         };
-        finish(writing.take())?;
+        writing.finish()?;
         let tier = Arc::clone(&values);
         let file = path.clone();
-        writing = Some(
+        writing.0 = Some(
             std::thread::Builder::new()
                 .name(format!("kalah-write-{k}"))
                 .spawn(move || write_tier(&file, pits, rules, k, tier.atomics()))
@@ -236,21 +242,32 @@ pub fn build_tables(
         report.bytes += file_len(size);
         lower.push(values);
     }
-    finish(writing)?;
+    writing.finish()?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
-/// A tier file being written in the background.
-type Writer = std::thread::JoinHandle<Result<(), TableError>>;
+/// The thread writing a tier file, if any. Dropping it (a panic while the
+/// next tier is solved) still waits for the file.
+struct Writing(Option<std::thread::JoinHandle<Result<(), TableError>>>);
 
-/// Waits for the writer, if any, and returns its result.
-fn finish(writer: Option<Writer>) -> Result<(), TableError> {
-    match writer {
-        None => Ok(()),
-        Some(w) => w
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+impl Writing {
+    /// Waits for the file and returns how its writing went.
+    fn finish(&mut self) -> Result<(), TableError> {
+        match self.0.take() {
+            None => Ok(()),
+            Some(w) => w
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        }
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        if let Some(w) = self.0.take() {
+            let _ = w.join();
+        }
     }
 }
 
@@ -309,7 +326,6 @@ struct TierSolver<'a, const M: usize> {
 }
 
 /// All values of tier `k`, or `None` if stopped.
-#[allow(clippy::too_many_arguments)]
 fn solve_tier(
     game: &Game,
     ranker: &Ranker,
@@ -383,16 +399,16 @@ impl<'a, const M: usize> TierSolver<'a, M> {
         let (mut nk, mut nb) = (0, 0);
         let mut plans = [Plan::default(); MAX_PITS];
         for own in &sides.list[block.own.clone()] {
-            let n = self.plan(own.lanes, block.split as u32, &mut plans);
-            let plans = &plans[..n];
+            let n = self.plan(own.lanes, block.own_seeds as u32, &mut plans);
+            let planned = &plans[..n];
             for opp in &sides.list[block.opp.clone()] {
                 let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
-                let r = (own.own_part + sides.opp_part[block.split][opp.pos as usize]) as usize;
+                let r = (own.own_part + sides.opp_part[block.own_seeds][opp.pos as usize]) as usize;
                 if let Some(v) = self.game.terminal_value(b) {
                     self.cur[r].store(v as i8, Relaxed);
                     continue;
                 }
-                nk += self.expand_planned(b, block.split as u32, opp, plans, &mut kids[nk..]);
+                nk += self.expand_planned(b, block.own_seeds as u32, opp, planned, &mut kids[nk..]);
                 owners[nb] = (r, nk);
                 nb += 1;
                 if nb == BLOCK {
@@ -419,8 +435,8 @@ impl<'a, const M: usize> TierSolver<'a, M> {
     /// How each non-empty house of the mover's side `own` (of `seeds`
     /// seeds) sows, for every opponent's side at once; returns how many.
     /// The child of a house depends on the opponent's side only through the
-    /// low part of its rank, or through a capture (those houses are left to
-    /// [`Plan::Sow`]).
+    /// low part of its rank, and through the seeds a capture takes; a house
+    /// whose seeds go round the board is left to [`Plan::Sow`].
     fn plan(&self, own: u64, seeds: u32, out: &mut [Plan; MAX_PITS]) -> usize {
         let opp_seeds = self.tier - seeds;
         let mut n = 0;
@@ -443,10 +459,12 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                     part: self.ranker.opp_part::<M>(opp_seeds as u64, high),
                 }
             } else if sown < to_store {
-                // Ends in an empty house of the mover's (the sowing above
-                // captured nothing: the opponent's side was empty).
+                // Ends in an empty house of the mover's. `high` is the
+                // mover's side without a capture (the sowing above captured
+                // only under the empty-capture rule, whose plan never uses
+                // `part`).
                 Plan::Capture {
-                    facing: (8 * (M - 1 - last)) as u8,
+                    facing_shift: (8 * (M - 1 - last)) as u8,
                     empty: self.game.rules().capture == CaptureRule::Empty,
                     part: self.ranker.opp_part::<M>(opp_seeds as u64, high),
                     rest: high & !(0xFF << (8 * last)),
@@ -454,7 +472,6 @@ impl<'a, const M: usize> TierSolver<'a, M> {
             } else if sown == to_store {
                 Plan::Extra {
                     part: self.ranker.own_part::<M>(low),
-                    below: (seeds - 1) as u64,
                 }
             } else if sown > to_store && sown <= to_store + M as u32 {
                 // Ends in the opponent's houses, after one in the store.
@@ -472,8 +489,9 @@ impl<'a, const M: usize> TierSolver<'a, M> {
         n
     }
 
-    /// [`Self::expand`] for a board whose mover's side was planned by
-    /// [`Self::plan`]; the same children in the same order.
+    /// The children of `b` (as [`Self::kid`] makes them, in the order of
+    /// their houses), its mover's side planned by [`Self::plan`], its
+    /// opponent's side `opp`.
     #[inline]
     fn expand_planned(
         &self,
@@ -483,7 +501,7 @@ impl<'a, const M: usize> TierSolver<'a, M> {
         plans: &[Plan],
         out: &mut [Kid<'a>],
     ) -> usize {
-        let below = self.tier - 1;
+        let down = self.tier - 1;
         for (n, plan) in plans.iter().enumerate() {
             let kid = match *plan {
                 Plan::Stay { part } => Kid {
@@ -491,25 +509,25 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                     base: 0,
                     sign: -1,
                 },
-                Plan::Extra { part, below: mover } => Kid {
-                    cell: &self.lower[below as usize]
-                        [(part + self.ranker.opp_part::<M>(mover, opp.lanes)) as usize],
+                Plan::Extra { part } => Kid {
+                    cell: &self.lower[down as usize]
+                        [(part + self.ranker.opp_part::<M>(seeds as u64 - 1, opp.lanes)) as usize],
                     base: 1,
                     sign: 1,
                 },
                 Plan::Pass { adds, part } => Kid {
-                    cell: &self.lower[below as usize]
+                    cell: &self.lower[down as usize]
                         [(self.ranker.own_part::<M>(opp.lanes + adds) + part) as usize],
                     base: 1,
                     sign: -1,
                 },
                 Plan::Capture {
-                    facing,
+                    facing_shift,
                     empty,
                     part,
                     rest,
                 } => {
-                    let f = (opp.lanes >> facing) as u8;
+                    let f = (opp.lanes >> facing_shift) as u8;
                     if f == 0 && !empty {
                         Kid {
                             cell: &self.cur[(opp.own_part + part) as usize],
@@ -517,12 +535,12 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                             sign: -1,
                         }
                     } else {
-                        let left = opp.lanes & !(0xFF << facing);
-                        let seeds = (self.tier - seeds - f as u32) as u64;
+                        let left = opp.lanes & !(0xFF << facing_shift);
+                        let left_seeds = (self.tier - seeds - f as u32) as u64;
                         let rank = self.ranker.own_part::<M>(left)
-                            + self.ranker.opp_part::<M>(seeds, rest);
+                            + self.ranker.opp_part::<M>(left_seeds, rest);
                         Kid {
-                            cell: &self.lower[(below - f as u32) as usize][rank as usize],
+                            cell: &self.lower[(down - f as u32) as usize][rank as usize],
                             base: 1 + f as i32,
                             sign: -1,
                         }
@@ -600,8 +618,8 @@ struct Sides {
     /// `groups[s][p]`: the range of `list` of the sides with `s` seeds and
     /// potential `p`.
     groups: Vec<Vec<Range<usize>>>,
-    /// `opp_part[s][i]`: [`Ranker::opp_part`] of the `i`-th side of
-    /// `k - s` seeds (in `list` order) under a mover's side of `s` seeds.
+    /// `opp_part[s][i]`: [`Ranker::opp_part`] of the side of `k - s` seeds
+    /// with [`Side::pos`] `i`, under a mover's side of `s` seeds.
     opp_part: Vec<Vec<u64>>,
 }
 
@@ -620,7 +638,7 @@ struct Side {
 /// every `opp` side of another.
 struct Block {
     /// Seeds of the `own` sides.
-    split: usize,
+    own_seeds: usize,
     own: Range<usize>,
     opp: Range<usize>,
 }
@@ -708,7 +726,7 @@ impl Sides {
                     let hi = (lo + per).min(own.end);
                     if opp.len() <= CHUNK {
                         blocks.push(Block {
-                            split: s,
+                            own_seeds: s,
                             own: lo..hi,
                             opp: opp.clone(),
                         });
@@ -717,7 +735,7 @@ impl Sides {
                         while o < opp.end {
                             let oe = (o + CHUNK).min(opp.end);
                             blocks.push(Block {
-                                split: s,
+                                own_seeds: s,
                                 own: lo..hi,
                                 opp: o..oe,
                             });
@@ -795,18 +813,19 @@ enum Plan {
     /// `o + part`.
     Stay { part: u64 },
     /// The last seed falls in the store: the child (the mover again), one
-    /// tier down, has rank `part + opp_part(below, opp)`.
-    Extra { part: u64, below: u64 },
+    /// tier down, has rank `part + opp_part(s - 1, opp)`, `s` the seeds of
+    /// the mover's side.
+    Extra { part: u64 },
     /// One seed in the store, the rest in the opponent's houses (`adds`
     /// there): the child, one tier down, has rank
     /// `own_part(opp + adds) + part`.
     Pass { adds: u64, part: u64 },
     /// The last seed falls in an empty house of the mover's, facing the
-    /// opponent's house at bit `facing`. With `f` seeds there, captured
-    /// when `f > 0` or `empty`: the child, `f + 1` tiers down, has the
-    /// mover's side `rest`; otherwise it is [`Plan::Stay`] with `part`.
+    /// opponent's house at bit `facing_shift`. With `f` seeds there,
+    /// captured when `f > 0` or `empty`: the child, `f + 1` tiers down, has
+    /// the mover's side `rest`; otherwise it is [`Plan::Stay`] with `part`.
     Capture {
-        facing: u8,
+        facing_shift: u8,
         empty: bool,
         part: u64,
         rest: u64,
@@ -848,41 +867,51 @@ fn prefetch(p: *const u8) {
 /// A byte buffer in anonymous memory, asking for transparent huge pages:
 /// the tiers are read at random, and with 4 KiB pages nearly every read
 /// would also miss the TLB.
+///
+/// Once built (`new`, `copy_of`) it is a raw map: every access goes through
+/// [`HugeBuf::atomics`] (solving, reading the lower tiers, writing the
+/// file), so threads may share it.
 struct HugeBuf {
-    map: MmapMut,
+    map: MmapRaw,
     len: usize,
 }
 
 impl HugeBuf {
     /// `len` bytes, all `fill`.
     fn new(len: usize, fill: u8) -> std::io::Result<HugeBuf> {
-        let mut map = MmapOptions::new().len(len.max(1)).map_anon()?;
-        #[cfg(target_os = "linux")]
-        let _ = map.advise(memmap2::Advice::HugePage);
-        if fill != 0 {
-            // In parallel: the first touch of fresh memory (page faults,
-            // zeroing) is most of the cost.
-            map.par_chunks_mut(1 << 21).for_each(|c| c.fill(fill));
-        }
-        Ok(HugeBuf { map, len })
+        HugeBuf::with(len, |bytes| {
+            if fill != 0 {
+                // In parallel: the first touch of fresh memory (page
+                // faults, zeroing) is most of the cost.
+                bytes.par_chunks_mut(1 << 21).for_each(|c| c.fill(fill));
+            }
+        })
     }
 
     /// A copy of `bytes`.
     fn copy_of(bytes: &[u8]) -> std::io::Result<HugeBuf> {
-        let mut b = HugeBuf::new(bytes.len(), 0)?;
-        b.map[..bytes.len()].copy_from_slice(bytes);
-        Ok(b)
+        HugeBuf::with(bytes.len(), |b| b.copy_from_slice(bytes))
     }
 
-    /// The bytes as atomics: once a buffer is built (`new`, `copy_of`),
-    /// every access goes through these (solving, reading the lower tiers,
-    /// writing the file), never through the map's own byte slices.
+    /// `len` zero bytes, then set by `init`.
+    fn with(len: usize, init: impl FnOnce(&mut [u8])) -> std::io::Result<HugeBuf> {
+        let mut map = MmapOptions::new().len(len.max(1)).map_anon()?;
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        init(&mut map[..len]);
+        Ok(HugeBuf {
+            map: MmapRaw::from(map),
+            len,
+        })
+    }
+
+    /// The bytes, as atomics.
     fn atomics(&self) -> &[AtomicI8] {
-        let p = self.map.as_ptr();
+        let p = self.map.as_mut_ptr();
         // SAFETY: AtomicI8 has the same size, alignment and bit validity as
-        // u8, and the memory is the map's (not a Rust allocation) for as long
-        // as `self` lives; no `&[u8]` or `&mut [u8]` to it is used after
-        // construction (see above), so all shared access is atomic.
+        // u8; the pointer is the raw map's (no Rust reference to its bytes
+        // exists once it is built), valid for `len` bytes while `self`
+        // lives, and every access goes through atomics.
         unsafe { std::slice::from_raw_parts(p as *const AtomicI8, self.len) }
     }
 }
@@ -907,8 +936,8 @@ mod tests {
                 for own in &sides.list[block.own.clone()] {
                     for opp in &sides.list[block.opp.clone()] {
                         let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
-                        let r =
-                            (own.own_part + sides.opp_part[block.split][opp.pos as usize]) as usize;
+                        let r = (own.own_part + sides.opp_part[block.own_seeds][opp.pos as usize])
+                            as usize;
                         assert_eq!(r as u64, index.rank(b), "m={M} k={k} {b:?}");
                         assert_eq!(class_of[r], u32::MAX, "m={M} k={k}: {b:?} twice");
                         class_of[r] = p;
