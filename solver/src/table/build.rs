@@ -37,11 +37,12 @@
 //! synced, each by a thread of its own while the next tier is solved (a
 //! stop or an error waits for it, so every tier before the one abandoned
 //! has its file; writing and the first touch of each new tier's memory
-//! were a quarter of the time of tiers 21 and 22). A rerun keeps every tier from 0 up whose final file passes the
-//! full check (header, size, end marker, checksum), and rebuilds from the
-//! first tier that does not; stray `.tmp` files are ignored and replaced.
+//! were a quarter of the time of tiers 21 and 22). A rerun keeps every
+//! tier from 0 up whose final file passes the full check (header, size,
+//! end marker, checksum), and rebuilds from the first tier that does not;
+//! stray `.tmp` files are ignored and replaced.
 
-use super::format::{file_len, file_name, trailer_of, Check, Header, Xxh64};
+use super::format::{file_len, file_name, trailer, Check, Header, Xxh64};
 use super::reader::TierTable;
 use super::{Ranker, TableError, MAX_TIER};
 use crate::board::{Board, Game};
@@ -297,7 +298,7 @@ fn write_tier(
             hash.update(out);
             f.write_all(out)?;
         }
-        f.write_all(&trailer_of(&hash))?;
+        f.write_all(&trailer(&hash))?;
         f.sync_all()?;
         Ok(())
     };
@@ -374,11 +375,11 @@ impl<'a, const M: usize> TierSolver<'a, M> {
     /// [`Sides`].
     fn solve_all(&self, progress: &dyn Progress, stop: &AtomicBool) {
         let sides = Sides::new::<M>(self.ranker, self.tier);
-        for potential in 0..=sides.max_potential(self.tier) {
+        for potential in 0..=sides.max_potential() {
             if stop.load(Relaxed) {
                 return;
             }
-            let blocks = sides.class(self.tier, potential);
+            let blocks = sides.class(potential);
             blocks.par_iter().for_each(|block| {
                 if stop.load(Relaxed) {
                     return;
@@ -613,6 +614,8 @@ fn resolve(kids: &[Kid]) -> i32 {
 /// opponent's side, which makes up the low part of their rank (the sides
 /// change places), so their entries lie close together.
 struct Sides {
+    /// The tier.
+    k: usize,
     /// Every side of at most `k` seeds, ordered by seeds, then potential.
     list: Vec<Side>,
     /// `groups[s][p]`: the range of `list` of the sides with `s` seeds and
@@ -695,21 +698,22 @@ impl Sides {
             })
             .collect();
         Sides {
+            k,
             list,
             groups,
             opp_part,
         }
     }
 
-    /// The largest potential of a board of tier `k`.
-    fn max_potential(&self, k: u32) -> u32 {
-        (self.groups[k as usize].len() - 1) as u32
+    /// The largest potential of a board of the tier.
+    fn max_potential(&self) -> u32 {
+        (self.groups[self.k].len() - 1) as u32
     }
 
-    /// The blocks of the boards of tier `k` with potential `p`, cut to at
+    /// The blocks of the boards of the tier with potential `p`, cut to at
     /// most about [`CHUNK`] boards each.
-    fn class(&self, k: u32, p: u32) -> Vec<Block> {
-        let k = k as usize;
+    fn class(&self, p: u32) -> Vec<Block> {
+        let k = self.k;
         let p = p as usize;
         let mut blocks = Vec::new();
         for s in 0..=k {
@@ -930,8 +934,8 @@ mod tests {
         let sides = Sides::new::<M>(&ranker, k);
         let size = index.tier_size(k) as usize;
         let mut class_of = vec![u32::MAX; size];
-        for p in 0..=sides.max_potential(k) {
-            for block in sides.class(k, p) {
+        for p in 0..=sides.max_potential() {
+            for block in sides.class(p) {
                 assert!(block.boards() as usize <= CHUNK.max(block.opp.len()));
                 for own in &sides.list[block.own.clone()] {
                     for opp in &sides.list[block.opp.clone()] {

@@ -236,17 +236,9 @@ pub fn file_len(count: u64) -> u64 {
     HEADER_LEN as u64 + count + TRAILER_LEN as u64
 }
 
-/// The trailer of a file whose header is `header` and values `values`.
-pub fn trailer(header: &[u8; HEADER_LEN], values: &[u8]) -> [u8; TRAILER_LEN] {
-    let mut h = Xxh64::new(0);
-    h.update(header);
-    h.update(values);
-    trailer_of(&h)
-}
-
 /// The trailer of a file whose header and values went into `h` (seed 0),
-/// for writers that stream the values.
-pub fn trailer_of(h: &Xxh64) -> [u8; TRAILER_LEN] {
+/// in that order.
+pub fn trailer(h: &Xxh64) -> [u8; TRAILER_LEN] {
     let mut out = [0u8; TRAILER_LEN];
     out[..8].copy_from_slice(&h.finish().to_le_bytes());
     out[8..].copy_from_slice(&END_MARKER);
