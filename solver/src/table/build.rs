@@ -491,8 +491,8 @@ impl<'a, const M: usize> TierSolver<'a, M> {
     }
 
     /// The children of `b` (as [`Self::kid`] makes them, in the order of
-    /// their houses), its mover's side planned by [`Self::plan`], its
-    /// opponent's side `opp`.
+    /// their houses): its mover's side, of `seeds` seeds, planned by
+    /// [`Self::plan`] as `plans`; its opponent's side `opp`.
     #[inline]
     fn expand_planned(
         &self,
