@@ -414,6 +414,26 @@ fn interrupted_build_resumes_and_verifies() {
     assert_eq!(v.rederived as u128, Index::new(6).boards_up_to(12));
     assert!(v.searched > 0);
 
+    // A stop while complete tiers are only checked and loaded: the build
+    // ends there too, and every file stays as it was.
+    struct StopAfterKept<'a>(&'a AtomicBool);
+    impl Progress for StopAfterKept<'_> {
+        fn tier_finished(&self, stats: &kalah_solver::table::TierStats) {
+            if stats.tier == 3 {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    let before: Vec<Vec<u8>> = (0..=12)
+        .map(|k| std::fs::read(dir.join(file_name(6, rules, k))).unwrap())
+        .collect();
+    let stop = AtomicBool::new(false);
+    let e = build_tables(&dir, &cfg, &StopAfterKept(&stop), &stop).unwrap_err();
+    assert!(matches!(e, TableError::Stopped { tier: 4, .. }), "{e}");
+    for (k, bytes) in before.iter().enumerate() {
+        assert!(std::fs::read(dir.join(file_name(6, rules, k as u32))).unwrap() == *bytes);
+    }
+
     // Same bytes as an uninterrupted build.
     let fresh = temp_dir("resume-fresh");
     build(&fresh, 6, rules, 12, 1);

@@ -121,8 +121,8 @@ pub trait Progress: Sync {
 impl Progress for () {}
 
 /// Builds (or completes) the tables of `config` in `dir`, creating it if
-/// needed. Checks `stop` between the blocks of boards of a tier; once it is
-/// set, the current tier is abandoned (no file of it is left) and
+/// needed. Checks `stop` before each tier (kept or built) and between the
+/// blocks of boards of a tier; once it is set, the current tier is abandoned (no file of it is left) and
 /// [`TableError::Stopped`] returned, after the file of the tier before it is
 /// complete.
 pub fn build_tables(
@@ -179,6 +179,14 @@ pub fn build_tables(
     };
     let mut reusing = true;
     for k in 0..=max_seeds {
+        if stop.load(Relaxed) {
+            // Also while tiers are only checked and loaded.
+            writing.finish()?;
+            return Err(TableError::Stopped {
+                dir: dir.to_path_buf(),
+                tier: k,
+            });
+        }
         let t0 = Instant::now();
         let path = dir.join(file_name(pits, rules, k));
         let size = index.tier_size(k) as u64;
