@@ -122,9 +122,9 @@ impl Progress for () {}
 
 /// Builds (or completes) the tables of `config` in `dir`, creating it if
 /// needed. Checks `stop` before each tier (kept or built) and between the
-/// blocks of boards of a tier; once it is set, the current tier is abandoned (no file of it is left) and
-/// [`TableError::Stopped`] returned, after the file of the tier before it is
-/// complete.
+/// blocks of boards of a tier; once it is set, the current tier is
+/// abandoned (no file of it is left) and [`TableError::Stopped`] returned,
+/// after the file of the tier before it is complete.
 pub fn build_tables(
     dir: &Path,
     config: &BuildConfig,
