@@ -11,9 +11,9 @@
 //! tables; `speculate` runs speculative MTD(f) tests (lazy SMP);
 //! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
-//! (loaded into memory before the clock starts), `table-seeds=K` at most K
-//! seeds of them, `mapped` probes the mapped files instead of copies in
-//! anonymous memory (both are loaded before the clock starts).
+//! (copied into anonymous memory), `table-seeds=K` at most K seeds of them,
+//! `mapped` probes the mapped files instead; either way every tier is
+//! loaded before the clock starts.
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;

@@ -411,8 +411,7 @@ impl<'a, const M: usize> TierSolver<'a, M> {
             let n = self.plan(own.lanes, block.own_seeds as u32, &mut plans);
             let planned = &plans[..n];
             for opp in &sides.list[block.opp.clone()] {
-                let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
-                let r = (own.own_part + sides.opp_part[block.own_seeds][opp.pos as usize]) as usize;
+                let (b, r) = sides.board(block.own_seeds, own, opp);
                 if let Some(v) = self.game.terminal_value(b) {
                     self.cur[r].store(v as i8, Relaxed);
                     continue;
@@ -713,6 +712,15 @@ impl Sides {
         }
     }
 
+    /// The board of the tier with the mover's side `own` (of `own_seeds`
+    /// seeds) and the opponent's side `opp`, and its rank.
+    #[inline]
+    fn board(&self, own_seeds: usize, own: &Side, opp: &Side) -> (Board, usize) {
+        let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
+        let rank = own.own_part + self.opp_part[own_seeds][opp.pos as usize];
+        (b, rank as usize)
+    }
+
     /// The largest potential of a board of the tier.
     fn max_potential(&self) -> u32 {
         (self.groups[self.k].len() - 1) as u32
@@ -947,9 +955,7 @@ mod tests {
                 assert!(block.boards() as usize <= CHUNK.max(block.opp.len()));
                 for own in &sides.list[block.own.clone()] {
                     for opp in &sides.list[block.opp.clone()] {
-                        let b = Board::from_packed(own.lanes as u128 | (opp.lanes as u128) << 64);
-                        let r = (own.own_part + sides.opp_part[block.own_seeds][opp.pos as usize])
-                            as usize;
+                        let (b, r) = sides.board(block.own_seeds, own, opp);
                         assert_eq!(r as u64, index.rank(b), "m={M} k={k} {b:?}");
                         assert_eq!(class_of[r], u32::MAX, "m={M} k={k}: {b:?} twice");
                         class_of[r] = p;
