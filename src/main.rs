@@ -78,7 +78,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kalah: error: {e}");
+            if !e.is_quiet() {
+                eprintln!("kalah: error: {e}");
+            }
             ExitCode::from(e.exit_code() as u8)
         }
     }

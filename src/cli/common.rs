@@ -13,6 +13,9 @@ pub enum CliError {
     Input(String),
     /// The work itself failed: I/O, a corrupt table, a mismatch...
     Failure(String),
+    /// Standard output could not be written (see [`super::output`]): a
+    /// closed pipe ends quietly with status 0, anything else is a failure.
+    Stdout(std::io::Error),
 }
 
 impl CliError {
@@ -21,7 +24,15 @@ impl CliError {
         match self {
             CliError::Input(_) => 2,
             CliError::Failure(_) => 1,
+            CliError::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            CliError::Stdout(_) => 1,
         }
+    }
+
+    /// Whether the error is worth a message on stderr (a closed pipe is
+    /// not: the reader stopped reading on purpose).
+    pub fn is_quiet(&self) -> bool {
+        matches!(self, CliError::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 
@@ -29,6 +40,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Input(m) | CliError::Failure(m) => f.write_str(m),
+            CliError::Stdout(e) => write!(f, "cannot write to standard output: {e}"),
         }
     }
 }

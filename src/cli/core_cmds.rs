@@ -1,5 +1,6 @@
 //! `show`, `play-line` and `perft`: commands over the rules alone.
 
+use crate::outln;
 use std::time::Instant;
 
 use clap::Args;
@@ -29,7 +30,7 @@ pub fn show(args: &ShowArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     if args.json {
-        println!("{}", position_json(&pos, rules).render());
+        outln!("{}", position_json(&pos, rules).render())?;
         return Ok(());
     }
     print!("{}", pos.diagram());

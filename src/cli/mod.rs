@@ -4,6 +4,7 @@
 pub mod common;
 pub mod core_cmds;
 pub mod engine;
+pub mod output;
 pub mod play;
 pub mod query;
 pub mod reproduce;
