@@ -6,6 +6,7 @@ pub mod core_cmds;
 pub mod engine;
 pub mod output;
 pub mod play;
+pub mod progress;
 pub mod query;
 pub mod reproduce;
 pub mod solve;

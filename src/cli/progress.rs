@@ -1,0 +1,112 @@
+//! Progress of a long search on standard error: a spinner with the nodes
+//! searched so far, nodes a second and the elapsed time, drawn only when
+//! stderr is a terminal (scripts and pipes see nothing of it).
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How often the line is redrawn.
+const TICK: Duration = Duration::from_millis(250);
+/// Searches shorter than this never draw anything (no flicker on quick
+/// answers).
+const QUIET_START: Duration = Duration::from_millis(500);
+
+/// Runs `work` while a line on stderr says `label` and how the search goes:
+/// `nodes()` is polled a few times a second for the nodes searched so far
+/// (the solver's counters advance at the end of each null-window test, so
+/// the count moves in steps while the clock runs on).
+pub fn with_search_progress<T>(
+    label: &str,
+    nodes: impl Fn() -> u64 + Sync,
+    work: impl FnOnce() -> T,
+) -> T {
+    if !std::io::stderr().is_terminal() {
+        return work();
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let ticker = scope.spawn(|| {
+            let start = Instant::now();
+            let first = nodes();
+            let mut bar: Option<ProgressBar> = None;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::park_timeout(TICK);
+                let elapsed = start.elapsed();
+                if elapsed < QUIET_START || done.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let bar = bar.get_or_insert_with(|| {
+                    let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+                        b.set_style(style);
+                    }
+                    b
+                });
+                let n = nodes().saturating_sub(first);
+                let rate = n as f64 / elapsed.as_secs_f64().max(1e-9);
+                bar.set_message(format!(
+                    "{label}: {} nodes, {}/s, {}",
+                    human(n as f64),
+                    human(rate),
+                    clock(elapsed)
+                ));
+                bar.tick();
+            }
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        // Wake the ticker now rather than at its next tick, so a quick
+        // answer is not held up by it.
+        ticker.thread().unpark();
+        out
+    })
+}
+
+/// `1234567.0` as `1.23 M`.
+fn human(x: f64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")];
+    for (scale, unit) in UNITS {
+        if x >= scale {
+            return format!("{:.2}{unit}", x / scale);
+        }
+    }
+    format!("{x:.0}")
+}
+
+/// Elapsed time as `12.3 s`, `4 min 05 s` or `2 h 03 min`.
+pub fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, s / 60 % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_times_read_well() {
+        assert_eq!(human(999.0), "999");
+        assert_eq!(human(1_234_567.0), "1.23 M");
+        assert_eq!(human(5.5e9), "5.50 G");
+        assert_eq!(clock(Duration::from_millis(12_340)), "12.3 s");
+        assert_eq!(clock(Duration::from_secs(245)), "4 min 05 s");
+        assert_eq!(clock(Duration::from_secs(7380)), "2 h 03 min");
+    }
+
+    #[test]
+    fn work_runs_and_returns_without_a_terminal() {
+        assert_eq!(with_search_progress("test", || 0, || 41 + 1), 42);
+    }
+}
