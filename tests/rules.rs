@@ -1,4 +1,4 @@
-//! The rules, checked by hand-worked examples (RULES.md and more) and by
+//! The rules, checked by hand-worked examples (docs/RULES.md and more) and by
 //! properties over random play.
 
 mod common;

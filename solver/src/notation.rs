@@ -1,6 +1,6 @@
 //! Move lines: sequences of turns, each of one or more sowings.
 //!
-//! RULES.md form: houses 1..m, the moves of one turn (extra turns) run
+//! docs/RULES.md form: houses 1..m, the moves of one turn (extra turns) run
 //! together (`36`) or joined by `.` (`3.6`), a dash between the players'
 //! turns: `3.6-2-...`. IDU form (Irving, Donkers & Uiterwijk 2000): the same
 //! with houses numbered 0..m-1.
@@ -13,7 +13,7 @@ use crate::position::{MoveError, Position};
 /// How houses are numbered in a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Numbering {
-    /// 1..m from the mover's left (RULES.md).
+    /// 1..m from the mover's left (docs/RULES.md).
     #[default]
     FromOne,
     /// 0..m-1 from the mover's left (IDU 2000).
@@ -153,7 +153,7 @@ impl Line {
 }
 
 impl fmt::Display for Line {
-    /// RULES.md form with `.` inside turns, so it reads for any m.
+    /// docs/RULES.md form with `.` inside turns, so it reads for any m.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (t, moves) in self.turns.iter().enumerate() {
             if t > 0 {

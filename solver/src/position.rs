@@ -2,7 +2,7 @@
 //!
 //! Text arrives as an unvalidated [`Setup`] (the tokens, parsed) and becomes a
 //! [`Position`] only through [`Setup::validate`], whose [`PositionError`] names
-//! the offending token and why. The text form (RULES.md) is the `2m+2` counts
+//! the offending token and why. The text form (docs/RULES.md) is the `2m+2` counts
 //! in sowing order, then the side to move:
 //!
 //! ```text
@@ -157,7 +157,7 @@ fn parse_side(text: &str) -> Option<Side> {
 impl FromStr for Setup {
     type Err = PositionError;
 
-    /// Parses the RULES.md text form. Syntax errors only; sizes are checked
+    /// Parses the docs/RULES.md text form. Syntax errors only; sizes are checked
     /// by [`Setup::validate`].
     fn from_str(text: &str) -> Result<Setup, PositionError> {
         // Tokens are separated by ASCII white space and/or single commas:
@@ -731,7 +731,7 @@ impl Position {
 }
 
 impl fmt::Display for Position {
-    /// The RULES.md text form, which [`Position::from_str`] reads back.
+    /// The docs/RULES.md text form, which [`Position::from_str`] reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for x in self.houses(Side::South) {
             write!(f, "{x} ")?;

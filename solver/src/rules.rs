@@ -1,6 +1,6 @@
 //! The rule set: every rule that changes a solved value is a named option.
 //!
-//! The defaults are the standard modern game (`../shared/RULES.md`): a last
+//! The defaults are the standard modern game (`docs/RULES.md`): a last
 //! seed in an empty own house captures only when the facing house holds
 //! seeds, and the game ends as soon as either side is empty, each player
 //! sweeping their own houses into their own store.
