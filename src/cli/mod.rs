@@ -10,6 +10,7 @@ pub mod progress;
 pub mod query;
 pub mod reproduce;
 pub mod solve;
+pub mod table_dir;
 pub mod tables;
 
 pub use common::{CliError, RulesArgs};

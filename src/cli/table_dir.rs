@@ -1,0 +1,629 @@
+//! Where the endgame tables live, and `kalah tables`: what a table
+//! directory holds, how big it is, and removing what is no longer wanted.
+//!
+//! The directory is, first found first:
+//! 1. `--tables DIR`;
+//! 2. the environment variable `KALAH_TABLES` (as `SYZYGY_PATH` is for chess
+//!    tools), so every command of a shell session shares one set of tables;
+//! 3. the `tables/` directory of the source tree the binary was built from,
+//!    while that tree exists (a clone keeps its tables beside its code, and
+//!    deleting the clone deletes them); the path is the same from every
+//!    working directory;
+//! 4. otherwise the per-user data directory,
+//!    `$XDG_DATA_HOME/kalah/tables` (`~/.local/share/kalah/tables`).
+//!
+//! Only the default directory (3 or 4) is created when missing, and a
+//! command says so on stderr when it does. A directory named by the flag or
+//! the variable must exist already (except for `kalah build`, whose job is
+//! to fill one): a mistyped path is an error, not a new 500 MB directory.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use kalah_solver::table::file_name;
+use kalah_solver::{CaptureRule, EndRule, Rules};
+
+use super::common::CliError;
+use crate::json::Json;
+use crate::outln;
+
+/// The environment variable that names the table directory.
+pub const ENV_VAR: &str = "KALAH_TABLES";
+
+/// The table directory of the source tree this binary was built from.
+const SOURCE_TREE_TABLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tables");
+
+/// How the table directory was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirSource {
+    /// `--tables DIR`.
+    Flag,
+    /// `$KALAH_TABLES`.
+    Env,
+    /// The source tree's `tables/`.
+    SourceTree,
+    /// The per-user data directory.
+    User,
+}
+
+impl DirSource {
+    /// How to say it in a listing.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DirSource::Flag => "from --tables",
+            DirSource::Env => "from $KALAH_TABLES",
+            DirSource::SourceTree => "default: the source tree's tables/",
+            DirSource::User => "default: the per-user data directory",
+        }
+    }
+
+    /// Whether this is a default location (created when missing).
+    pub fn is_default(self) -> bool {
+        matches!(self, DirSource::SourceTree | DirSource::User)
+    }
+}
+
+/// A resolved table directory.
+#[derive(Clone, Debug)]
+pub struct TableDir {
+    pub path: PathBuf,
+    pub source: DirSource,
+}
+
+/// The table directory for `flag` (the value of `--tables`, if given),
+/// looking at `KALAH_TABLES` and the defaults as the module documentation
+/// says. Creates nothing.
+pub fn resolve(flag: Option<&Path>) -> TableDir {
+    resolve_with(
+        flag,
+        std::env::var_os(ENV_VAR),
+        std::env::var_os("XDG_DATA_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// [`resolve`] with the environment passed in (for tests).
+fn resolve_with(
+    flag: Option<&Path>,
+    env: Option<OsString>,
+    xdg_data_home: Option<OsString>,
+    home: Option<OsString>,
+) -> TableDir {
+    if let Some(p) = flag {
+        return TableDir {
+            path: p.to_path_buf(),
+            source: DirSource::Flag,
+        };
+    }
+    if let Some(p) = env.filter(|p| !p.is_empty()) {
+        return TableDir {
+            path: PathBuf::from(p),
+            source: DirSource::Env,
+        };
+    }
+    let tree = Path::new(SOURCE_TREE_TABLES);
+    if tree
+        .parent()
+        .is_some_and(|root| root.join("Cargo.toml").is_file())
+    {
+        return TableDir {
+            path: tree.to_path_buf(),
+            source: DirSource::SourceTree,
+        };
+    }
+    let data = xdg_data_home
+        .filter(|p| Path::new(p).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| {
+            home.filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/share"))
+        });
+    let path = match data {
+        Some(d) => d.join("kalah").join("tables"),
+        // No home directory at all: the working directory is all there is.
+        None => PathBuf::from("tables"),
+    };
+    TableDir {
+        path,
+        source: DirSource::User,
+    }
+}
+
+impl TableDir {
+    /// Makes sure the directory exists before tables are written into it:
+    /// a default location is created (saying so on stderr); a directory
+    /// named by the flag or the variable is created only when `create`
+    /// says so (`kalah build`), else its absence is an input error.
+    ///
+    /// # Errors
+    /// A missing directory that may not be created, or one that cannot be.
+    pub fn ensure(&self, create: bool) -> Result<(), CliError> {
+        if self.path.is_dir() {
+            return Ok(());
+        }
+        if self.path.exists() {
+            return Err(CliError::Input(format!(
+                "table directory {} is not a directory",
+                self.path.display()
+            )));
+        }
+        if !(create || self.source.is_default()) {
+            return Err(CliError::Input(format!(
+                "table directory {} ({}) does not exist; create it first, or use `kalah build --tables {}`",
+                self.path.display(),
+                self.source.describe(),
+                self.path.display()
+            )));
+        }
+        eprintln!("kalah: creating table directory {}", self.path.display());
+        fs::create_dir_all(&self.path).map_err(|e| {
+            CliError::Failure(format!(
+                "cannot create table directory {}: {e}",
+                self.path.display()
+            ))
+        })
+    }
+}
+
+/// The six rule sets, in a fixed order.
+fn all_rules() -> [Rules; 6] {
+    let mut out = [Rules::STANDARD; 6];
+    let mut i = 0;
+    for capture in [CaptureRule::Standard, CaptureRule::Empty] {
+        for end in [EndRule::Sweep, EndRule::Delayed, EndRule::NoSweep] {
+            out[i] = Rules { capture, end };
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What a file name in a table directory is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Entry {
+    /// A tier file: houses, rule set, tier.
+    Tier(usize, Rules, u32),
+    /// Something a table writer leaves beside a tier file of this set:
+    /// a temporary file of a build, a lock, a note that a file was checked.
+    Aux(usize, Rules),
+}
+
+/// Reads a file name written by the table code; `None` for anything else.
+fn classify(name: &str) -> Option<Entry> {
+    let name = name.strip_prefix('.').unwrap_or(name);
+    let rest = name.strip_prefix("kalah-m")?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    let pits: usize = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix('-')?;
+    for rules in all_rules() {
+        let slug = rules.slug();
+        let Some(after) = rest.strip_prefix(&slug) else {
+            continue;
+        };
+        // "ec" is a prefix of "ec-delayed": the slug must end here.
+        if let Some(tier) = after.strip_prefix("-k") {
+            let tier_digits = tier
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(tier.len());
+            let Ok(k) = tier[..tier_digits].parse::<u32>() else {
+                continue;
+            };
+            if file_name(pits, rules, k) == name {
+                return Some(Entry::Tier(pits, rules, k));
+            }
+            if name.starts_with(&file_name(pits, rules, k)) {
+                return Some(Entry::Aux(pits, rules));
+            }
+        } else if after.starts_with('.') {
+            return Some(Entry::Aux(pits, rules));
+        }
+    }
+    None
+}
+
+/// The table files of one board size and rule set in a directory.
+#[derive(Clone, Debug, Default)]
+struct Set {
+    tiers: Vec<u32>,
+    tier_bytes: u64,
+    aux_files: u64,
+    aux_bytes: u64,
+}
+
+impl Set {
+    /// The largest K with every tier 0..=K present (`None` without tier 0).
+    fn complete_up_to(&self) -> Option<u32> {
+        let mut k = None;
+        for (i, &t) in self.tiers.iter().enumerate() {
+            if t != i as u32 {
+                break;
+            }
+            k = Some(t);
+        }
+        k
+    }
+
+    /// Tiers present as ranges: `0..=22, 24`.
+    fn ranges(&self) -> String {
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < self.tiers.len() {
+            let start = self.tiers[i];
+            let mut end = start;
+            while i + 1 < self.tiers.len() && self.tiers[i + 1] == end + 1 {
+                i += 1;
+                end += 1;
+            }
+            parts.push(if start == end {
+                start.to_string()
+            } else {
+                format!("{start}..={end}")
+            });
+            i += 1;
+        }
+        parts.join(", ")
+    }
+}
+
+/// The sets of a directory, each under its (houses, rule set).
+type Sets = Vec<((usize, Rules), Set)>;
+
+/// Everything of interest in a table directory, by (houses, rule set).
+fn scan(dir: &Path) -> Result<Sets, CliError> {
+    let read = fs::read_dir(dir).map_err(|e| {
+        CliError::Failure(format!(
+            "cannot read table directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let mut sets: Sets = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|e| {
+            CliError::Failure(format!(
+                "cannot read table directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Some(kind) = classify(&name) else {
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let key = match kind {
+            Entry::Tier(p, r, _) | Entry::Aux(p, r) => (p, r),
+        };
+        let at = match sets.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                sets.push((key, Set::default()));
+                sets.len() - 1
+            }
+        };
+        let set = &mut sets[at].1;
+        match kind {
+            Entry::Tier(_, _, k) => {
+                set.tiers.push(k);
+                set.tier_bytes += meta.len();
+            }
+            Entry::Aux(..) => {
+                set.aux_files += 1;
+                set.aux_bytes += meta.len();
+            }
+        }
+    }
+    for (_, s) in &mut sets {
+        s.tiers.sort_unstable();
+    }
+    sets.sort_by_key(|((p, r), _)| (*p, r.code()));
+    Ok(sets)
+}
+
+/// `1234567` bytes as `1.2 MB`.
+pub fn bytes_text(b: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    for (scale, unit) in UNITS {
+        if b as f64 >= scale {
+            return format!("{:.1} {unit}", b as f64 / scale);
+        }
+    }
+    format!("{b} B")
+}
+
+/// `n` and `word`, with an `s` unless `n` is 1.
+fn count(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// Arguments of `kalah tables`.
+#[derive(Args, Debug)]
+pub struct TablesArgs {
+    #[command(subcommand)]
+    pub action: Option<TablesAction>,
+    /// Directory of the endgame tables (default: $KALAH_TABLES, else the
+    /// source tree's tables/, else ~/.local/share/kalah/tables).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub tables: Option<PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// What to do with the table directory.
+#[derive(Subcommand, Debug)]
+pub enum TablesAction {
+    /// List the directory, its table sets (houses, rule set, tiers present,
+    /// size) and leftovers of interrupted builds (the default).
+    List,
+    /// Remove table files: those of the sets named by --pits and --rules,
+    /// above --above, or --all of them.
+    Clean(CleanArgs),
+}
+
+/// Arguments of `kalah tables clean`.
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Only tables of this many houses a side.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub pits: Option<u8>,
+    /// Only tables of this rule set: std, ec, std-delayed, ec-delayed,
+    /// std-nosweep or ec-nosweep (as in the file names).
+    #[arg(long, value_name = "SLUG", value_parser = parse_slug)]
+    pub rules: Option<Rules>,
+    /// Keep tiers 0..=K, remove the tiers above.
+    #[arg(long, value_name = "K")]
+    pub above: Option<u32>,
+    /// Remove every table file of the directory (required when no other
+    /// filter is given).
+    #[arg(long)]
+    pub all: bool,
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn parse_slug(s: &str) -> Result<Rules, String> {
+    all_rules()
+        .into_iter()
+        .find(|r| r.slug() == s)
+        .ok_or_else(|| {
+            let names: Vec<String> = all_rules().iter().map(|r| r.slug()).collect();
+            format!(
+                "'{s}' is not a rule set; expected one of {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// `kalah tables`: list or clean the table directory.
+///
+/// # Errors
+/// A directory that cannot be read, a file that cannot be removed, a clean
+/// with no filter and no `--all`.
+pub fn tables_command(args: &TablesArgs) -> Result<(), CliError> {
+    let dir = resolve(args.tables.as_deref());
+    match &args.action {
+        None | Some(TablesAction::List) => list(&dir, args.json),
+        Some(TablesAction::Clean(c)) => clean(&dir, c, args.json),
+    }
+}
+
+fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
+    let sets = if dir.path.is_dir() {
+        scan(&dir.path)?
+    } else {
+        Vec::new()
+    };
+    let total: u64 = sets.iter().map(|(_, s)| s.tier_bytes + s.aux_bytes).sum();
+    if json {
+        let items: Vec<Json> = sets
+            .iter()
+            .map(|((pits, rules), s)| {
+                Json::object()
+                    .with("pits", *pits as i64)
+                    .with("rules", rules.slug())
+                    .with(
+                        "tiers",
+                        s.tiers.iter().map(|&t| t as i64).collect::<Vec<_>>(),
+                    )
+                    .with("complete_up_to", s.complete_up_to().map(|k| k as i64))
+                    .with("bytes", s.tier_bytes as i64)
+                    .with("leftover_files", s.aux_files as i64)
+                    .with("leftover_bytes", s.aux_bytes as i64)
+            })
+            .collect();
+        let j = Json::object()
+            .with("dir", dir.path.display().to_string())
+            .with("source", dir.source.describe())
+            .with("exists", dir.path.is_dir())
+            .with("sets", items)
+            .with("bytes", total as i64);
+        return outln!("{}", j.render());
+    }
+    outln!(
+        "table directory: {} ({})",
+        dir.path.display(),
+        dir.source.describe()
+    )?;
+    if !dir.path.is_dir() {
+        outln!("(does not exist yet: the first solve or build creates it)")?;
+        return Ok(());
+    }
+    if sets.is_empty() {
+        outln!("no table files")?;
+        return Ok(());
+    }
+    outln!(
+        "{:>6}  {:<12} {:<24} {:>10}  leftovers",
+        "houses",
+        "rules",
+        "tiers",
+        "size"
+    )?;
+    for ((pits, rules), s) in &sets {
+        let mut tiers = s.ranges();
+        if s.complete_up_to().is_none() {
+            tiers.push_str(" (no tier 0: unusable)");
+        } else if s.complete_up_to() != s.tiers.last().copied() {
+            tiers.push_str(" (gap)");
+        }
+        let leftovers = if s.aux_files == 0 {
+            String::new()
+        } else {
+            format!(
+                "{}, {}",
+                count(s.aux_files, "file"),
+                bytes_text(s.aux_bytes)
+            )
+        };
+        outln!(
+            "{pits:>6}  {:<12} {tiers:<24} {:>10}  {leftovers}",
+            rules.slug(),
+            bytes_text(s.tier_bytes)
+        )?;
+    }
+    outln!("total: {}", bytes_text(total))?;
+    Ok(())
+}
+
+fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
+    if !c.all && c.pits.is_none() && c.rules.is_none() && c.above.is_none() {
+        return Err(CliError::Input(
+            "say what to remove: --pits M, --rules SLUG, --above K (any together), or --all".into(),
+        ));
+    }
+    if !dir.path.is_dir() {
+        return Err(CliError::Input(format!(
+            "table directory {} does not exist",
+            dir.path.display()
+        )));
+    }
+    let read = fs::read_dir(&dir.path).map_err(|e| {
+        CliError::Failure(format!(
+            "cannot read table directory {}: {e}",
+            dir.path.display()
+        ))
+    })?;
+    let mut doomed: Vec<(PathBuf, u64)> = Vec::new();
+    for entry in read.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Some(kind) = classify(&name) else {
+            continue;
+        };
+        let (pits, rules, tier) = match kind {
+            Entry::Tier(p, r, k) => (p, r, Some(k)),
+            Entry::Aux(p, r) => (p, r, None),
+        };
+        let selected = c.pits.is_none_or(|p| p as usize == pits)
+            && c.rules.is_none_or(|r| r == rules)
+            && c.above.is_none_or(|a| tier.is_none_or(|k| k > a));
+        if selected {
+            let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            doomed.push((entry.path(), len));
+        }
+    }
+    doomed.sort();
+    let bytes: u64 = doomed.iter().map(|(_, b)| b).sum();
+    if !c.dry_run {
+        for (path, _) in &doomed {
+            fs::remove_file(path)
+                .map_err(|e| CliError::Failure(format!("cannot remove {}: {e}", path.display())))?;
+        }
+    }
+    let verb = if c.dry_run { "would remove" } else { "removed" };
+    if json {
+        let j = Json::object()
+            .with("dir", dir.path.display().to_string())
+            .with("dry_run", c.dry_run)
+            .with(
+                "files",
+                doomed
+                    .iter()
+                    .map(|(p, _)| p.display().to_string())
+                    .collect::<Vec<_>>(),
+            )
+            .with("bytes", bytes as i64);
+        return outln!("{}", j.render());
+    }
+    for (path, len) in &doomed {
+        outln!("{verb} {} ({})", path.display(), bytes_text(*len))?;
+    }
+    outln!(
+        "{verb} {}, {}",
+        count(doomed.len() as u64, "file"),
+        bytes_text(bytes)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_wins_then_the_variable_then_a_default() {
+        let d = resolve_with(Some(Path::new("/x")), Some("/y".into()), None, None);
+        assert_eq!((d.path, d.source), (PathBuf::from("/x"), DirSource::Flag));
+        let d = resolve_with(None, Some("/y".into()), None, None);
+        assert_eq!((d.path, d.source), (PathBuf::from("/y"), DirSource::Env));
+        // An empty variable is as good as none.
+        let d = resolve_with(None, Some("".into()), None, None);
+        assert!(d.source.is_default());
+        // This test binary was built from a source tree that exists.
+        assert_eq!(d.source, DirSource::SourceTree);
+        assert!(d.path.is_absolute() && d.path.ends_with("tables"));
+    }
+
+    #[test]
+    fn file_names_are_read_back_exactly() {
+        for rules in all_rules() {
+            for pits in [1, 6, 8] {
+                for k in [0, 7, 22, 127] {
+                    let name = file_name(pits, rules, k);
+                    assert_eq!(classify(&name), Some(Entry::Tier(pits, rules, k)), "{name}");
+                    let tmp = format!("{name}.tmp.123.4");
+                    assert_eq!(classify(&tmp), Some(Entry::Aux(pits, rules)), "{tmp}");
+                }
+            }
+        }
+        for other in [
+            "README.md",
+            "kalah-m6-xx-k3.tbl",
+            "kalah-m6-ec-k3.tbl.bak2x",
+            "kalah-m-ec-k3.tbl",
+        ] {
+            assert!(
+                matches!(classify(other), None | Some(Entry::Aux(..))),
+                "{other}"
+            );
+        }
+        assert_eq!(classify("README.md"), None);
+        assert_eq!(classify("kalah-m6-xx-k3.tbl"), None);
+    }
+
+    #[test]
+    fn tier_ranges_read_well() {
+        let s = Set {
+            tiers: vec![0, 1, 2, 3, 5, 7, 8],
+            ..Set::default()
+        };
+        assert_eq!(s.ranges(), "0..=3, 5, 7..=8");
+        assert_eq!(s.complete_up_to(), Some(3));
+        let s = Set {
+            tiers: vec![1, 2],
+            ..Set::default()
+        };
+        assert_eq!(s.complete_up_to(), None);
+    }
+}
