@@ -1,0 +1,321 @@
+//! README.md is executable: every claim it shows as a command is run here.
+//!
+//! * Each ```` ```console ```` block is a session: lines starting with `$ `
+//!   are commands, the lines after one are what it prints. A command is run
+//!   as written (quotes and all, split as a shell would) with `kalah` being
+//!   the binary under test, in a fresh table directory shared by the blocks
+//!   (`KALAH_TABLES`); its expected lines must appear in its output in
+//!   order, where `...` inside a line stands for any text and a line of
+//!   `...` alone for any number of lines. A trailing `# exit N` says the
+//!   status the command must end with (else 0).
+//! * The first ```` ```sh ```` block holds the two commands a newcomer
+//!   runs. The second is what `.ci/run` runs; the first (a release build
+//!   and Kalah(6,4) from empty tables, a few minutes on 2 cores) runs in
+//!   `fresh_clone_first_command`, `#[ignore]`d here and run by `.ci/run`,
+//!   on a fresh `git clone` of this repository, exactly as written, and
+//!   must print the value its comment states.
+//! * README names no path outside the repository, and every repository
+//!   path it puts in backquotes exists.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md is readable")
+}
+
+/// The fenced blocks of `text` whose info string is `lang`, in order.
+fn blocks(text: &str, lang: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line.trim_start().starts_with("```") => {
+                if line.trim_start().trim_start_matches('`').trim() == lang {
+                    current = Some(String::new());
+                } else {
+                    // Skip a block of another language whole.
+                    current = Some("\u{0}skip".into());
+                }
+            }
+            Some(b) if line.trim_start().starts_with("```") => {
+                if !b.starts_with('\u{0}') {
+                    out.push(std::mem::take(b));
+                }
+                current = None;
+            }
+            Some(b) => {
+                if !b.starts_with('\u{0}') {
+                    b.push_str(line);
+                    b.push('\n');
+                }
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// Splits a command line as a POSIX shell would for the simple cases the
+/// README uses: words, single and double quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '"' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Whether `line` matches `pattern`, where `...` stands for any text.
+fn glob(pattern: &str, line: &str) -> bool {
+    let parts: Vec<&str> = pattern.split("...").collect();
+    if parts.len() == 1 {
+        return pattern.trim_end() == line.trim_end();
+    }
+    let mut rest = line;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(part) else { return false };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.trim_end().ends_with(part.trim_end());
+        } else {
+            let Some(at) = rest.find(part) else { return false };
+            rest = &rest[at + part.len()..];
+        }
+    }
+    true
+}
+
+/// Checks that `expected` lines appear in `actual` in order (see the module
+/// documentation for `...`).
+fn matches(expected: &[String], actual: &str) -> Result<(), String> {
+    let lines: Vec<&str> = actual.lines().collect();
+    let mut at = 0;
+    let mut gap = false;
+    for e in expected {
+        if e.trim() == "..." {
+            gap = true;
+            continue;
+        }
+        let found = if gap {
+            (at..lines.len()).find(|&i| glob(e, lines[i]))
+        } else {
+            (at < lines.len() && glob(e, lines[at])).then_some(at)
+        };
+        match found {
+            Some(i) => at = i + 1,
+            None => {
+                return Err(format!(
+                    "expected line {e:?} {} line {}",
+                    if gap { "at or after" } else { "at" },
+                    at + 1
+                ))
+            }
+        }
+        gap = false;
+    }
+    Ok(())
+}
+
+struct Step {
+    command: String,
+    expected: Vec<String>,
+    status: i32,
+}
+
+fn steps(block: &str) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::new();
+    for line in block.lines() {
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            let (cmd, status) = match cmd.rsplit_once("# exit ") {
+                Some((c, s)) => (c.trim_end(), s.trim().parse().expect("# exit N")),
+                None => (cmd, 0),
+            };
+            out.push(Step {
+                command: cmd.to_string(),
+                expected: Vec::new(),
+                status,
+            });
+        } else if let Some(s) = out.last_mut() {
+            s.expected.push(line.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn console_blocks_print_what_readme_shows() {
+    let text = readme();
+    let sessions = blocks(&text, "console");
+    assert!(!sessions.is_empty(), "README has console examples");
+    let tables = tempdir("readme-tables");
+    let mut ran = 0;
+    for block in &sessions {
+        for step in steps(block) {
+            let words = shell_words(&step.command);
+            assert_eq!(words.first().map(String::as_str), Some("kalah"), "{}", step.command);
+            let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+                .args(&words[1..])
+                .env("KALAH_TABLES", &tables)
+                .output()
+                .expect("kalah runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let both = format!("{stdout}{stderr}");
+            assert_eq!(
+                out.status.code(),
+                Some(step.status),
+                "README command `{}` exit status\n{both}",
+                step.command
+            );
+            if let Err(e) = matches(&step.expected, &both) {
+                panic!("README command `{}`: {e}; it printed:\n{both}", step.command);
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 5, "only {ran} README commands found");
+    let _ = std::fs::remove_dir_all(&tables);
+}
+
+#[test]
+fn every_command_in_the_table_has_help() {
+    let text = readme();
+    let mut seen = 0;
+    for line in text.lines().filter(|l| l.starts_with("| `kalah ")) {
+        let cmd = line["| `kalah ".len()..].split([' ', '`']).next().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+            .args([cmd, "--help"])
+            .output()
+            .expect("kalah runs");
+        assert!(out.status.success(), "`kalah {cmd} --help` fails");
+        seen += 1;
+    }
+    assert!(seen >= 8, "the command table lists {seen} commands");
+}
+
+#[test]
+fn readme_stays_inside_the_repository() {
+    let text = readme();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(!text.contains("../"), "README points outside the repository");
+    for (i, piece) in text.split('`').enumerate() {
+        // Odd pieces are inside backquotes; a path is a word with a slash
+        // that starts with one of the top-level entries.
+        if i % 2 == 0 || piece.contains(' ') {
+            continue;
+        }
+        let top = [
+            "src/", "solver/", "tests/", "scripts/", "docs/", "tables/", "results/", ".ci/",
+        ];
+        if top.iter().any(|t| piece.starts_with(t)) {
+            let path = piece.trim_end_matches(['.', ',', ':']);
+            let path = path.split(['{', '*']).next().unwrap();
+            assert!(root.join(path).exists(), "README names `{piece}`, which is not in the tree");
+        }
+    }
+}
+
+/// The first command of README's first `sh` block, run as written on a
+/// fresh clone of the repository's HEAD, prints the value of its comment.
+#[test]
+#[ignore = "a release build and a 22-seed table build on a fresh clone: minutes; .ci/run runs it"]
+fn fresh_clone_first_command() {
+    let text = readme();
+    let first = blocks(&text, "sh")
+        .into_iter()
+        .next()
+        .expect("README starts with a sh block");
+    let line = first.lines().next().expect("a first command").to_string();
+    let (cmd, comment) = line.split_once('#').expect("the first command has a comment");
+    let want = comment
+        .split_whitespace()
+        .find(|w| w.starts_with('+') || w.starts_with('-'))
+        .expect("the comment states the value, e.g. +10")
+        .trim_end_matches([',', '.', ';']);
+    let dir = tempdir("readme-clone");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let status = Command::new("git")
+        .args(["clone", "-q", root])
+        .arg(&dir)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git clone");
+    let out = Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(&dir)
+        .env_remove("KALAH_TABLES")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .expect("sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "`{cmd}` failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("value: ") && l.contains(want)),
+        "`{cmd}` should print value {want}:\n{stdout}"
+    );
+    // The tables went into the clone's own tables/, nowhere else.
+    assert!(dir.join("tables").read_dir().unwrap().count() > 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kalah-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn the_matcher_itself() {
+    assert!(glob("value: +8 (...)", "value: +8 (South wins by 8)"));
+    assert!(!glob("value: +8 (...)", "value: +6 (South wins by 6)"));
+    assert!(glob("nodes: ...", "nodes: 123"));
+    assert!(glob("a...c...e", "abcde"));
+    assert!(!glob("a...c...e", "abdef"));
+    let exp: Vec<String> = ["x", "...", "z"].iter().map(|s| s.to_string()).collect();
+    assert!(matches(&exp, "x\ny\nz\n").is_ok());
+    assert!(matches(&exp, "y\nx\nz\n").is_err());
+    assert_eq!(shell_words(r#"kalah query "4 4 0 S" --json"#), ["kalah", "query", "4 4 0 S", "--json"]);
+}
