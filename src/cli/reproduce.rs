@@ -203,9 +203,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     let todo = instances(args);
     // Every instance must be a valid game before hours go into the first.
     for &(_, m, n) in &todo {
+        // Kalah(m,n) is named by the error itself.
         start_position(m, n).map_err(|e| {
             CliError::Input(format!(
-                "--max-pits {} --max-seeds {} takes in Kalah({m},{n}): {e}",
+                "--max-pits {} --max-seeds {}: {e}",
                 args.max_pits, args.max_seeds
             ))
         })?;

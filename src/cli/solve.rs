@@ -122,6 +122,8 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let rules = args.rules.rules();
     let (pits, seeds) = (args.game.pits, args.game.seeds);
     let dir = args.tables.tables.display();
+    // A game out of range is refused before anything is printed.
+    start_position(pits, seeds)?;
     if !args.json {
         outln!("Kalah({pits},{seeds}), {rules}")?;
         output::flush()?;
