@@ -661,3 +661,60 @@ fn play_survives_end_of_input_and_bytes_that_are_not_text() {
     assert!(stdout.contains("is not a house number"), "{stdout}");
     assert!(stdout.contains("you play 2"), "{stdout}");
 }
+
+/// Ctrl-C at `play`'s prompt did nothing: the handler only set the stop
+/// flag and the read went on. Now it ends the game at once, as in any
+/// program that waits for a line.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_at_the_play_prompt_ends_the_game() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = kalah()
+        .args([
+            "play",
+            "--pits",
+            "2",
+            "--seeds",
+            "1",
+            "--no-tables",
+            "--tt-mb",
+            "8",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run kalah");
+    // Wait for the prompt: the program is then blocked reading stdin
+    // (which stays open: `_stdin` is held to the end).
+    let _stdin = child.stdin.take();
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("your move: ") {
+        let n = stdout.read(&mut byte).expect("read stdout");
+        assert_eq!(n, 1, "stdout ended before the prompt: {}", text(&seen));
+        seen.push(byte[0]);
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    // A guard, not a measurement: a game still waiting after a minute
+    // ignored the Ctrl-C.
+    let mut status = None;
+    for _ in 0..600 {
+        status = child.try_wait().expect("try_wait");
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("play still waits for input after Ctrl-C");
+    };
+    assert_eq!(status.signal(), Some(2), "{status:?}");
+}

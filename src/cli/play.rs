@@ -240,8 +240,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         loop {
             prompt(&format!("{human}, your move: "))?;
             let mut bytes = Vec::new();
-            let n = input
-                .read_until(b'\n', &mut bytes)
+            let n = crate::interrupt::with_default_action(|| input.read_until(b'\n', &mut bytes))
                 .map_err(|e| CliError::Failure(format!("reading standard input: {e}")))?;
             if n == 0 {
                 outln!("\nend of input: game abandoned")?;
