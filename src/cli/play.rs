@@ -20,10 +20,10 @@ use super::query::{answer_position, by_search, Answer};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SideArg {
     /// South, who moves first.
-    #[value(alias = "south")]
+    #[value(name = "S", alias = "south")]
     S,
     /// North.
-    #[value(alias = "north")]
+    #[value(name = "N", alias = "north")]
     N,
 }
 
