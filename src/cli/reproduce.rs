@@ -24,8 +24,11 @@ use crate::report::{self, GameCheck, Row, Status};
 /// Which rule sets to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RuleChoice {
+    /// Empty capture only (the rule of IDU 2000's tables).
     EmptyCapture,
+    /// The standard capture rule only.
     Standard,
+    /// Both, empty capture first.
     Both,
 }
 
