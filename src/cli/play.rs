@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
 use kalah_solver::{Game, Position, Side};
 
-use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
@@ -211,8 +211,8 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 "valuing every move from the start ({}; later moves come faster) ...",
                 match &oracle.tables {
                     Some(t) => format!(
-                        "over endgame tables of up to {} seeds",
-                        kalah_solver::Probe::max_seeds(&**t)
+                        "over endgame tables of up to {}",
+                        count(kalah_solver::Probe::max_seeds(&**t) as usize, "seed")
                     ),
                     None => "without endgame tables".to_string(),
                 }

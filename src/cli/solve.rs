@@ -8,7 +8,7 @@ use clap::Args;
 use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line};
 
-use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
@@ -137,7 +137,10 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
         with_turns,
         |table_seeds, seconds| {
             let over = match table_seeds {
-                Some(k) => format!("over endgame tables of up to {k} seeds from {dir}"),
+                Some(k) => format!(
+                    "over endgame tables of up to {} from {dir}",
+                    count(k as usize, "seed")
+                ),
                 None => "without endgame tables".to_string(),
             };
             if args.json {
@@ -148,7 +151,8 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
             }
             match table_seeds {
                 Some(k) => outln!(
-                    "endgame tables: boards with up to {k} seeds, from {dir} ({seconds:.2} s to open or build)"
+                    "endgame tables: boards with up to {}, from {dir} ({seconds:.2} s to open or build)",
+                    count(k as usize, "seed")
                 )?,
                 None => outln!("endgame tables: none")?,
             }
