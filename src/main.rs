@@ -1,5 +1,6 @@
 //! The `kalah` command: a thin layer over the library.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -79,7 +80,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.is_quiet() {
-                eprintln!("kalah: error: {e}");
+                // Not `eprintln!`, which panics when stderr cannot be
+                // written: the exit status still tells what happened.
+                let _ = writeln!(std::io::stderr(), "kalah: error: {e}");
             }
             ExitCode::from(e.exit_code() as u8)
         }

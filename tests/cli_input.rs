@@ -54,7 +54,7 @@ fn bad_lines_and_arguments_exit_2() {
         (vec!["play-line", "4"], ""),
         (vec!["play-line", "3-2"], "earned an extra turn"),
         (vec!["play-line", "1.2"], "earned no extra turn"),
-        (vec!["play-line", "--pits", "9", "1"], "out of range"),
+        (vec!["play-line", "--pits", "9", "1"], "9 is not in 1..=8"),
         (vec!["perft", "--depth", "0"], "0 is not in 1..=12"),
         (vec!["perft", "--end", "later"], "invalid value 'later'"),
         (vec!["frobnicate"], "unrecognized subcommand"),

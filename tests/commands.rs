@@ -454,7 +454,7 @@ fn play_reprompts_on_bad_input_undoes_and_finishes_a_game() {
     assert!(s.contains("type a house number"));
     assert!(s.contains("house 1 is empty: choose another"), "{s}");
     assert!(s.contains("undone"));
-    assert!(s.contains("hints (value for you"));
+    assert!(s.contains("hints (house:value for you"));
     assert!(s.contains("game over: South"), "{s}");
     assert!(!s.contains("panicked"));
 }
@@ -584,6 +584,6 @@ fn reproduce_matches_small_instances_and_flags_an_injected_wrong_claim() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("MISMATCH"), "{text}");
-    assert!(text.contains("1 disagreements"), "{text}");
+    assert!(text.contains("1 disagreement;"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -106,7 +106,12 @@ impl Line {
                 let house = match numbering {
                     Numbering::FromOne if n == 0 => return Err(LineError::HouseZero { turn }),
                     Numbering::FromOne => n,
-                    Numbering::FromZero => n + 1,
+                    // usize::MAX has no 1-based form: not a house (an
+                    // unchecked add wrapped it round to house 0).
+                    Numbering::FromZero => n.checked_add(1).ok_or_else(|| LineError::BadMove {
+                        turn,
+                        text: p.clone(),
+                    })?,
                 };
                 moves.push(house);
             }

@@ -696,31 +696,36 @@ impl Position {
         })
     }
 
-    /// A drawing of the board, North on top, houses labelled.
+    /// A drawing of the board, North on top, every house and both stores
+    /// labelled: seeds go round counterclockwise, South's houses left to
+    /// right into South's store on the right, North's right to left into
+    /// North's store on the left.
     pub fn diagram(&self) -> String {
         let m = self.pits();
         let mut out = String::new();
         let cell = |x: u8| format!("{x:>4}");
         let label = |s: Side, h: usize| format!("{:>4}", format!("{}{}", s.letter(), h));
-        out.push_str("      ");
+        // "North store 255  " is 17 wide: the house rows start after it.
+        let indent = " ".repeat(17);
+        out.push_str(&indent);
         for h in (1..=m).rev() {
             out.push_str(&label(Side::North, h));
         }
         out.push('\n');
-        out.push_str("      ");
+        out.push_str(&indent);
         for h in (1..=m).rev() {
             out.push_str(&cell(self.houses[1][h - 1]));
         }
         out.push('\n');
-        out.push_str(&format!("{:>4}  ", self.stores[1]));
+        out.push_str(&format!("North store {:>3}  ", self.stores[1]));
         out.push_str(&" ".repeat(4 * m));
-        out.push_str(&format!("  {:<4}\n", self.stores[0]));
-        out.push_str("      ");
+        out.push_str(&format!("  {:<3} South store\n", self.stores[0]));
+        out.push_str(&indent);
         for h in 1..=m {
             out.push_str(&cell(self.houses[0][h - 1]));
         }
         out.push('\n');
-        out.push_str("      ");
+        out.push_str(&indent);
         for h in 1..=m {
             out.push_str(&label(Side::South, h));
         }

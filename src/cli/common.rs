@@ -57,14 +57,32 @@ pub enum EndArg {
     NoSweep,
 }
 
+/// Houses a side a board can have: 1..=8 (the engine's board layout).
+pub const PITS_RANGE: std::ops::RangeInclusive<u64> = 1..=kalah_solver::rules::MAX_PITS as u64;
+
+/// Seeds a house at the start: 1..=127 (a start position holds 2mn <= 255
+/// seeds, so 127 is the most even for one house a side; larger boards are
+/// held to 2mn <= 255 when the position is made).
+pub const SEEDS_RANGE: std::ops::RangeInclusive<u64> =
+    1..=(kalah_solver::rules::MAX_SEEDS as u64 / 2);
+
+/// A clap parser for a `usize` flag in `range`: a value outside it (or not
+/// a number, or too large for 64 bits) is a usage error, exit status 2,
+/// with clap's message naming the flag and the range.
+pub fn usize_in(
+    range: std::ops::RangeInclusive<u64>,
+) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
+}
+
 /// Kalah(m,n): the board size and the seeds a house at the start.
 #[derive(Args, Clone, Copy, Debug)]
 pub struct GameArgs {
-    /// Houses a side (m).
-    #[arg(long, default_value_t = 6)]
+    /// Houses a side (m, 1..=8).
+    #[arg(long, default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
     pub pits: usize,
-    /// Seeds in each house at the start (n).
-    #[arg(long, default_value_t = 4)]
+    /// Seeds in each house at the start (n, at least 1; 2mn at most 255).
+    #[arg(long, default_value_t = 4, value_parser = usize_in(SEEDS_RANGE))]
     pub seeds: usize,
 }
 
@@ -112,3 +130,24 @@ pub fn start_position(pits: usize, seeds: usize) -> Result<Position, CliError> {
 }
 
 pub use crate::report::signed;
+
+/// "1 turn", "2 turns": `n` and the noun, plural unless `n` is 1.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_singular_only_for_one() {
+        assert_eq!(count(0, "turn"), "0 turns");
+        assert_eq!(count(1, "house"), "1 house");
+        assert_eq!(count(2, "disagreement"), "2 disagreements");
+    }
+}

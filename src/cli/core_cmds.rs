@@ -7,7 +7,7 @@ use clap::Args;
 use kalah_solver::perft::perft;
 use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
 
-use super::common::{parse_position, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, parse_position, signed, start_position, CliError, GameArgs, RulesArgs};
 use crate::json::Json;
 
 /// Arguments of `kalah show`.
@@ -33,26 +33,26 @@ pub fn show(args: &ShowArgs) -> Result<(), CliError> {
         outln!("{}", position_json(&pos, rules).render())?;
         return Ok(());
     }
-    print!("{}", pos.diagram());
-    println!("position: {pos}");
-    println!(
-        "{} houses a side, {} seeds in houses, {} in all",
-        pos.pits(),
-        pos.seeds_on_board(),
+    outln!("{}", pos.diagram().trim_end())?;
+    outln!("position: {pos}")?;
+    outln!(
+        "{} a side, {} in houses, {} in all",
+        count(pos.pits(), "house"),
+        count(pos.seeds_on_board() as usize, "seed"),
         pos.total_seeds()
-    );
+    )?;
     match pos.final_stores(rules) {
-        Some([s, n]) => println!(
+        Some([s, n]) => outln!(
             "game over ({rules}): South {s}, North {n}, South {}",
             signed(s as i32 - n as i32)
-        ),
+        )?,
         None => {
             let moves: Vec<String> = pos
                 .legal_moves(rules)
                 .iter()
                 .map(|h| h.to_string())
                 .collect();
-            println!("legal moves for {}: {}", pos.to_move(), moves.join(" "));
+            outln!("legal moves for {}: {}", pos.to_move(), moves.join(" "))?;
         }
     }
     Ok(())
@@ -88,8 +88,9 @@ pub struct PlayLineArgs {
     /// Uiterwijk (2000); by default they are 1..m (RULES.md).
     #[arg(long)]
     pub idu: bool,
-    /// Start from this position instead of the start of Kalah(m,n).
-    #[arg(long, allow_hyphen_values = true)]
+    /// Start from this position instead of the start of Kalah(m,n) (its
+    /// counts give the board, so --pits and --seeds do not go with it).
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
     pub from: Option<String>,
     /// The move line: turns separated by '-', the moves of one turn run
     /// together ("36") or joined by '.' ("3.6"), e.g. "36-2-5".
@@ -122,23 +123,23 @@ pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
         let j = position_json(&end, rules)
             .with("line", line.to_string())
             .with("turns", line.turns.len());
-        println!("{}", j.render());
+        outln!("{}", j.render())?;
         return Ok(());
     }
-    println!("line: {line} ({} turns)", line.turns.len());
-    print!("{}", end.diagram());
-    println!("position: {end}");
+    outln!("line: {line} ({})", count(line.turns.len(), "turn"))?;
+    outln!("{}", end.diagram().trim_end())?;
+    outln!("position: {end}")?;
     match end.final_stores(rules) {
-        Some([s, n]) => println!(
+        Some([s, n]) => outln!(
             "game over: South {s}, North {n}; final score {} for South",
             signed(s as i32 - n as i32)
-        ),
-        None => println!(
+        )?,
+        None => outln!(
             "game not over: stores South {}, North {}; {} to move",
             end.store(Side::South),
             end.store(Side::North),
             end.to_move()
-        ),
+        )?,
     }
     Ok(())
 }
@@ -182,17 +183,18 @@ pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
             .with("rules", rules.slug())
             .with("depths", Json::Array(rows))
             .with("seconds", secs);
-        println!("{}", j.render());
+        outln!("{}", j.render())?;
         return Ok(());
     }
-    println!(
+    outln!(
         "perft Kalah({},{}), {rules}",
-        args.game.pits, args.game.seeds
-    );
-    println!("{:>5} {:>14} {:>14}", "depth", "sequences", "distinct");
+        args.game.pits,
+        args.game.seeds
+    )?;
+    outln!("{:>5} {:>14} {:>14}", "depth", "sequences", "distinct")?;
     for c in &counts {
-        println!("{:>5} {:>14} {:>14}", c.depth, c.sequences, c.distinct);
+        outln!("{:>5} {:>14} {:>14}", c.depth, c.sequences, c.distinct)?;
     }
-    println!("({secs:.2} s)");
+    outln!("({secs:.2} s)")?;
     Ok(())
 }

@@ -4,20 +4,26 @@
 
 use std::io::{self, BufRead, Write};
 
+use crate::outln;
+
 use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
 use kalah_solver::{Game, Position, Side};
 
-use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
+use super::output;
+use super::progress::{note, with_search_progress};
 use super::query::{answer_position, by_search, Answer};
 
 /// The human's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SideArg {
     /// South, who moves first.
+    #[value(name = "S", alias = "south")]
     S,
     /// North.
+    #[value(name = "N", alias = "north")]
     N,
 }
 
@@ -26,10 +32,11 @@ pub enum SideArg {
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: GameArgs,
-    /// The side you play: S (moves first) or N.
-    #[arg(long, value_enum, default_value_t = SideArg::S)]
+    /// The side you play: S or south (moves first), N or north; any case.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = SideArg::S)]
     pub side: SideArg,
-    /// Show the value of every option before each of your moves.
+    /// Show the value of every option before each of your moves (or type
+    /// h during the game for the current position).
     #[arg(long)]
     pub hints: bool,
     #[command(flatten)]
@@ -48,51 +55,118 @@ struct Oracle {
 }
 
 impl Oracle {
+    /// The value of `pos` and of each of its moves, with a progress line on
+    /// stderr (on a terminal) while a search takes long.
     fn answer(&self, pos: &Position) -> Result<Answer, CliError> {
-        answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
-            by_search(&self.solver, p)
-        })
+        with_search_progress(
+            "valuing every move",
+            || self.solver.stats().nodes,
+            || {
+                answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
+                    by_search(&self.solver, p)
+                })
+            },
+        )
     }
 }
 
 /// What the player typed.
+#[derive(Debug, PartialEq, Eq)]
 enum Input {
     House(usize),
+    Hint,
     Undo,
     Quit,
     Help,
     Bad(String),
 }
 
+/// Reads one line the player typed (any bytes: a line that is not UTF-8
+/// is read as text with its bad bytes replaced, and refused as a move).
 fn read_input(text: &str, pits: usize) -> Input {
     let t = text.trim().to_ascii_lowercase();
     match t.as_str() {
         "u" | "undo" => Input::Undo,
         "q" | "quit" | "exit" => Input::Quit,
-        "h" | "help" | "?" => Input::Help,
-        "" => Input::Bad("type a house number".to_string()),
+        "h" | "hint" | "hints" => Input::Hint,
+        "?" | "help" => Input::Help,
+        "" => Input::Bad("type a house number (or ? for help)".to_string()),
         _ => match t.parse::<i64>() {
             Ok(h) if (1..=pits as i64).contains(&h) => Input::House(h as usize),
             Ok(h) => Input::Bad(format!(
                 "there is no house {h}: houses are numbered 1..{pits}"
             )),
-            Err(_) => Input::Bad(format!("'{}' is not a house number", text.trim())),
+            Err(_) => Input::Bad(format!(
+                "'{}' is not a house number (? for help)",
+                text.trim()
+            )),
         },
     }
 }
 
+/// What `?` prints: every command of the game.
+fn help_text(pits: usize) -> String {
+    format!(
+        "commands:\n  \
+         1..{pits}      play that house (numbered from your left)\n  \
+         h, hint   the value of every move you have now\n  \
+         u, undo   take back your last move\n  \
+         q, quit   abandon the game (end of input does too)\n  \
+         ?, help   this list"
+    )
+}
+
+/// The values of every option, for the player to move in `answer`.
+fn hint_text(answer: &Answer) -> String {
+    let opts: Vec<String> = answer
+        .moves
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}{}",
+                m.house,
+                signed(m.value),
+                if m.extra_turn { "+" } else { "" }
+            )
+        })
+        .collect();
+    format!(
+        "hints (house:value for you, + = extra turn): {}",
+        opts.join("  ")
+    )
+}
+
+/// Writes `text` with no newline and flushes, for a prompt.
+fn prompt(text: &str) -> Result<(), CliError> {
+    io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Stdout)?;
+    output::flush()
+}
+
 /// Plays a game on standard input and output.
+///
+/// # Errors
+/// Tables that cannot be opened or built, an interruption, or standard
+/// output that cannot be written. The end of standard input abandons the
+/// game (status 0).
 pub fn play(args: &PlayArgs) -> Result<(), CliError> {
     let start = start_position(args.game.pits, args.game.seeds)?;
+    let pits = args.game.pits;
     let rules = args.rules.rules();
-    let game = Game::new(args.game.pits, rules);
-    let tables = prepare_tables(
-        &args.tables,
-        args.game.pits,
-        rules,
-        start.total_seeds(),
-        true,
+    let game = Game::new(pits, rules);
+    let human = match args.side {
+        SideArg::S => Side::South,
+        SideArg::N => Side::North,
+    };
+    outln!(
+        "Kalah({pits},{}), {rules}. You play {human}; the program plays perfectly.\n\
+         Type a house number (1..{pits}), h for the value of every move, u to undo \
+         your last move, q to quit, ? for help.",
+        args.game.seeds
     )?;
+    output::flush()?;
+    let tables = prepare_tables(&args.tables, pits, rules, start.total_seeds(), true)?;
     // The oracle values every legal move of each position: sized as for
     // every first turn.
     let solver = make_solver_for(
@@ -107,29 +181,14 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         tables,
         solver,
     };
-    let human = match args.side {
-        SideArg::S => Side::South,
-        SideArg::N => Side::North,
-    };
     let stdin = io::stdin();
     let mut input = stdin.lock();
-    let mut out = io::stdout();
-    let say = |out: &mut io::Stdout, text: &str| -> Result<(), CliError> {
-        writeln!(out, "{text}").map_err(|e| CliError::Failure(format!("writing: {e}")))
-    };
-    say(
-        &mut out,
-        &format!(
-            "Kalah({},{}), {rules}. You play {human}; the program plays perfectly.\n\
-             Type a house number (1..{}), u to undo your last move, q to quit.",
-            args.game.pits, args.game.seeds, args.game.pits
-        ),
-    )?;
     let mut pos = start;
     // Positions where it was the player's turn, for undo.
     let mut history: Vec<Position> = Vec::new();
+    let mut first = true;
     loop {
-        say(&mut out, &format!("\n{}", pos.diagram().trim_end()))?;
+        outln!("\n{}", pos.diagram().trim_end())?;
         if let Some([s, n]) = pos.final_stores(rules) {
             let mine = if human == Side::South { s } else { n } as i32;
             let theirs = if human == Side::South { n } else { s } as i32;
@@ -138,14 +197,27 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 std::cmp::Ordering::Equal => "a draw",
                 std::cmp::Ordering::Less => "you lose",
             };
-            say(
-                &mut out,
-                &format!(
-                    "game over: South {s}, North {n}: {verdict} ({})",
-                    signed(mine - theirs)
-                ),
+            outln!(
+                "game over: South {s}, North {n}: {verdict} ({})",
+                signed(mine - theirs)
             )?;
             return Ok(());
+        }
+        if first {
+            // The start is the longest search of the game: say so before
+            // it, so a silent wait is not taken for a hang.
+            output::flush()?;
+            note(&format!(
+                "valuing every move from the start ({}; later moves come faster) ...",
+                match &oracle.tables {
+                    Some(t) => format!(
+                        "over endgame tables of up to {}",
+                        count(kalah_solver::Probe::max_seeds(&**t) as usize, "seed")
+                    ),
+                    None => "without endgame tables".to_string(),
+                }
+            ));
+            first = false;
         }
         let answer = oracle.answer(&pos)?;
         let mover = pos.to_move();
@@ -156,69 +228,43 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 .ok_or_else(|| CliError::Failure(format!("no best move found in {pos}")))?;
             pos.play(&game, house)
                 .map_err(|e| CliError::Failure(format!("program move {house}: {e}")))?;
-            say(
-                &mut out,
-                &format!(
-                    "{mover} plays {house} (value {} for {mover})",
-                    signed(answer.value)
-                ),
+            outln!(
+                "{mover} plays {house} (value {} for {mover})",
+                signed(answer.value)
             )?;
             continue;
         }
         if args.hints {
-            let opts: Vec<String> = answer
-                .moves
-                .iter()
-                .map(|m| {
-                    format!(
-                        "{}:{}{}",
-                        m.house,
-                        signed(m.value),
-                        if m.extra_turn { "+" } else { "" }
-                    )
-                })
-                .collect();
-            say(
-                &mut out,
-                &format!("hints (value for you, + = extra turn): {}", opts.join("  ")),
-            )?;
+            outln!("{}", hint_text(&answer))?;
         }
         loop {
-            write!(out, "{human}, your move: ")
-                .and_then(|_| out.flush())
-                .map_err(|e| CliError::Failure(format!("writing: {e}")))?;
-            let mut line = String::new();
-            let n = input
-                .read_line(&mut line)
-                .map_err(|e| CliError::Failure(format!("reading: {e}")))?;
+            prompt(&format!("{human}, your move: "))?;
+            let mut bytes = Vec::new();
+            let n = crate::interrupt::with_default_action(|| input.read_until(b'\n', &mut bytes))
+                .map_err(|e| CliError::Failure(format!("reading standard input: {e}")))?;
             if n == 0 {
-                say(&mut out, "\nend of input: game abandoned")?;
+                outln!("\nend of input: game abandoned")?;
                 return Ok(());
             }
-            match read_input(&line, args.game.pits) {
+            match read_input(&String::from_utf8_lossy(&bytes), pits) {
                 Input::Quit => {
-                    say(&mut out, "game abandoned")?;
+                    outln!("game abandoned")?;
                     return Ok(());
                 }
-                Input::Help => say(
-                    &mut out,
-                    &format!(
-                        "houses are numbered 1..{} from your left; u undoes your last move; q quits",
-                        args.game.pits
-                    ),
-                )?,
-                Input::Bad(msg) => say(&mut out, &msg)?,
+                Input::Help => outln!("{}", help_text(pits))?,
+                Input::Hint => outln!("{}", hint_text(&answer))?,
+                Input::Bad(msg) => outln!("{msg}")?,
                 Input::Undo => match history.pop() {
                     Some(p) => {
                         pos = p;
-                        say(&mut out, "undone")?;
+                        outln!("undone")?;
                         break;
                     }
-                    None => say(&mut out, "nothing to undo")?,
+                    None => outln!("nothing to undo")?,
                 },
                 Input::House(h) => {
                     let Some(m) = answer.moves.iter().find(|m| m.house == h) else {
-                        say(&mut out, &format!("house {h} is empty: choose another"))?;
+                        outln!("house {h} is empty: choose another")?;
                         continue;
                     };
                     history.push(pos);
@@ -228,15 +274,49 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                     let note = if lost == 0 {
                         "a best move".to_string()
                     } else {
-                        format!("the best was {}: this gives up {lost}", signed(answer.value))
+                        format!(
+                            "the best was {}: this gives up {lost}",
+                            signed(answer.value)
+                        )
                     };
-                    say(
-                        &mut out,
-                        &format!("you play {h}: value {} for you ({note})", signed(m.value)),
-                    )?;
+                    outln!("you play {h}: value {} for you ({note})", signed(m.value))?;
                     break;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_words_are_read_as_commands() {
+        assert_eq!(read_input(" 3 \n", 6), Input::House(3));
+        assert_eq!(read_input("H", 6), Input::Hint);
+        assert_eq!(read_input("hint", 6), Input::Hint);
+        assert_eq!(read_input("?", 6), Input::Help);
+        assert_eq!(read_input("Undo", 6), Input::Undo);
+        assert_eq!(read_input("q", 6), Input::Quit);
+        for bad in [
+            "",
+            "0",
+            "7",
+            "-1",
+            "99999999999999999999999",
+            "3.5",
+            "\u{fffd}",
+        ] {
+            assert!(matches!(read_input(bad, 6), Input::Bad(_)), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn help_lists_every_command() {
+        let help = help_text(6);
+        for word in ["1..6", "hint", "undo", "quit", "help"] {
+            assert!(help.contains(word), "{word} missing from {help}");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! searched so far, nodes a second and the elapsed time, drawn only when
 //! stderr is a terminal (scripts and pipes see nothing of it).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,14 @@ const TICK: Duration = Duration::from_millis(250);
 /// Searches shorter than this never draw anything (no flicker on quick
 /// answers).
 const QUIET_START: Duration = Duration::from_millis(500);
+
+/// Says on stderr what the command is doing, as `kalah: text`, whatever
+/// stderr is (scripts see it too, as they see the build's tier lines). A
+/// failed write is ignored: stderr is only for the person watching, and a
+/// command must not fail, nor panic as `eprintln!` would, for want of it.
+pub fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "kalah: {text}");
+}
 
 /// Runs `work` while a line on stderr says `label` and how the search goes:
 /// `nodes()` is polled a few times a second for the nodes searched so far
@@ -45,14 +53,7 @@ pub fn with_search_progress<T>(
                     }
                     b
                 });
-                let n = nodes().saturating_sub(first);
-                let rate = n as f64 / elapsed.as_secs_f64().max(1e-9);
-                bar.set_message(format!(
-                    "{label}: {} nodes, {}/s, {}",
-                    human(n as f64),
-                    human(rate),
-                    clock(elapsed)
-                ));
+                bar.set_message(line(label, nodes().saturating_sub(first), elapsed));
                 bar.tick();
             }
             if let Some(b) = bar {
@@ -66,6 +67,23 @@ pub fn with_search_progress<T>(
         ticker.thread().unpark();
         out
     })
+}
+
+/// The progress line after `elapsed` with `n` nodes counted. Before the
+/// first null-window test ends no node is counted yet: the line then says
+/// only how long it has been searching, rather than "0 nodes, 0/s", which
+/// reads as a hang.
+fn line(label: &str, n: u64, elapsed: Duration) -> String {
+    if n == 0 {
+        return format!("{label}: searching, {}", clock(elapsed));
+    }
+    let rate = n as f64 / elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "{label}: {} nodes, {}/s, {}",
+        human(n as f64),
+        human(rate),
+        clock(elapsed)
+    )
 }
 
 /// `1234567.0` as `1.23 M`.
@@ -103,6 +121,16 @@ mod tests {
         assert_eq!(clock(Duration::from_millis(12_340)), "12.3 s");
         assert_eq!(clock(Duration::from_secs(245)), "4 min 05 s");
         assert_eq!(clock(Duration::from_secs(7380)), "2 h 03 min");
+    }
+
+    #[test]
+    fn the_line_says_searching_until_nodes_are_counted() {
+        let t = Duration::from_millis(2_500);
+        assert_eq!(line("solving", 0, t), "solving: searching, 2.5 s");
+        assert_eq!(
+            line("solving", 5_000_000, t),
+            "solving: 5.00 M nodes, 2.00 M/s, 2.5 s"
+        );
     }
 
     #[test]

@@ -9,18 +9,26 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use kalah_solver::{Game, Line, Numbering, Position, Rules};
 
-use super::common::{CliError, EndArg, RulesArgs};
+use super::common::{
+    count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
+};
 use super::engine::{SearchArgs, TableArgs};
+use super::output;
+use super::progress::note;
 use super::solve::{solve_start, turn_text};
 use crate::json::Json;
+use crate::outln;
 use crate::published::{claims, Claim, Outcome, IDU_GAMES};
 use crate::report::{self, GameCheck, Row, Status};
 
 /// Which rule sets to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RuleChoice {
+    /// Empty capture only (the rule of IDU 2000's tables).
     EmptyCapture,
+    /// The standard capture rule only.
     Standard,
+    /// Both, empty capture first.
     Both,
 }
 
@@ -30,11 +38,21 @@ pub struct ReproduceArgs {
     /// Rule sets to solve.
     #[arg(long, value_enum, default_value_t = RuleChoice::Both)]
     pub rules: RuleChoice,
-    /// Largest number of houses a side.
-    #[arg(long, default_value_t = 6)]
+    /// Solve under empty capture only: the same as `--rules empty-capture`
+    /// (the rule flag every command takes).
+    #[arg(long, conflicts_with = "rules")]
+    pub empty_capture: bool,
+    /// The end rule: the published results are all for `sweep`, the only
+    /// value taken here (the flag every command takes, so that a command
+    /// line written for the others is understood).
+    #[arg(long, value_enum, default_value_t = EndArg::Sweep)]
+    pub end: EndArg,
+    /// Largest number of houses a side (1..=8).
+    #[arg(long, default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
     pub max_pits: usize,
-    /// Largest number of seeds a house at the start.
-    #[arg(long, default_value_t = 4)]
+    /// Largest number of seeds a house at the start (1..=127; every
+    /// instance must have 2mn <= 255).
+    #[arg(long, default_value_t = 4, value_parser = usize_in(SEEDS_RANGE))]
     pub max_seeds: usize,
     /// Also solve Kalah(6,5) under both rules and the rest of m <= 5,
     /// n <= 6 (hours).
@@ -122,7 +140,12 @@ fn read_claims(path: &PathBuf) -> Result<Vec<Claim>, CliError> {
 /// The instances to solve, in the order that lets each rule set's tables
 /// grow once: by rule, then houses, then seeds.
 fn instances(args: &ReproduceArgs) -> Vec<(bool, usize, usize)> {
-    let rules: &[bool] = match args.rules {
+    let choice = if args.empty_capture {
+        RuleChoice::EmptyCapture
+    } else {
+        args.rules
+    };
+    let rules: &[bool] = match choice {
         RuleChoice::EmptyCapture => &[true],
         RuleChoice::Standard => &[false],
         RuleChoice::Both => &[true, false],
@@ -171,6 +194,26 @@ pub fn replay_games() -> Vec<GameCheck> {
 
 /// `kalah reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
+    if args.end != EndArg::Sweep {
+        return Err(CliError::Input(format!(
+            "reproduce compares with published results, which are all for the sweep end rule: \
+             --end {} is not taken here (solve one game under it with `kalah solve --end {0}`)",
+            args.end
+                .to_possible_value()
+                .map_or_else(|| "?".to_string(), |v| v.get_name().to_string())
+        )));
+    }
+    let todo = instances(args);
+    // Every instance must be a valid game before hours go into the first.
+    for &(_, m, n) in &todo {
+        // Kalah(m,n) is named by the error itself.
+        start_position(m, n).map_err(|e| {
+            CliError::Input(format!(
+                "--max-pits {} --max-seeds {}: {e}",
+                args.max_pits, args.max_seeds
+            ))
+        })?;
+    }
     let mut known = claims();
     if let Some(path) = &args.published {
         for c in read_claims(path)? {
@@ -184,17 +227,18 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     let plain = !args.json && !args.markdown;
     let pie = !args.no_pie;
     if plain {
-        println!("Kalah(m,n) solved from the start: the first player's final store difference under perfect play");
-        println!("{}", report::text_header(pie));
+        outln!("Kalah(m,n) solved from the start: the first player's final store difference under perfect play")?;
+        outln!("{}", report::text_header(pie))?;
+        output::flush()?;
     }
     let mut rows = Vec::new();
-    for (ec, m, n) in instances(args) {
+    for (ec, m, n) in todo {
         let rules = RulesArgs {
             empty_capture: ec,
             end: EndArg::Sweep,
         };
         let t = Instant::now();
-        let r = solve_start(m, n, &rules, &args.tables, &args.search, pie)?;
+        let r = solve_start(m, n, &rules, &args.tables, &args.search, pie, |_, _| Ok(()))?;
         let claim = known
             .iter()
             .find(|c| c.pits == m && c.seeds == n && c.empty_capture == ec)
@@ -223,9 +267,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             best_turn,
         };
         if plain {
-            println!("{}", report::text_row(&row));
+            outln!("{}", report::text_row(&row))?;
+            output::flush()?;
         } else {
-            eprintln!("{}", report::text_row(&row));
+            note(&report::text_row(&row));
         }
         rows.push(row);
     }
@@ -260,13 +305,14 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         write(&dir.join("reproduce.svg"), &report::svg(&rows))?;
     }
     if args.json {
-        println!("{json}");
+        outln!("{json}")?;
     } else if args.markdown {
-        print!("{}", report::markdown(&rows, &games));
+        let md = report::markdown(&rows, &games);
+        outln!("{}", md.strip_suffix('\n').unwrap_or(&md))?;
     } else {
-        println!("\nIDU perfect games replayed under empty capture:");
+        outln!("\nIDU perfect games replayed under empty capture:")?;
         for g in &games {
-            println!(
+            outln!(
                 "  {}({})  published {:>3}  reached {:<8} {}",
                 g.pits,
                 g.seeds,
@@ -276,19 +322,25 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
                     Err(e) => format!("error: {e}"),
                 },
                 if g.ok() { "ok" } else { "MISMATCH" }
-            );
+            )?;
         }
         let matched = rows.iter().filter(|r| r.status() == Status::Match).count();
-        println!(
-            "\n{} instances solved, {matched} match the literature, {mismatches} disagreements; {} of {} games check; {seconds:.1} s",
-            rows.len(),
+        outln!(
+            "\n{} solved, {matched} match the literature, {}; {} of {} check; {seconds:.1} s",
+            count(rows.len(), "instance"),
+            count(mismatches, "disagreement"),
             games.iter().filter(|g| g.ok()).count(),
-            games.len()
-        );
+            count(games.len(), "game"),
+        )?;
     }
     if mismatches > 0 {
+        let what = if mismatches == 1 {
+            "1 result disagrees".to_string()
+        } else {
+            format!("{mismatches} results disagree")
+        };
         return Err(CliError::Failure(format!(
-            "{mismatches} results disagree with the published values"
+            "{what} with the published values"
         )));
     }
     Ok(())

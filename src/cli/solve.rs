@@ -8,9 +8,12 @@ use clap::Args;
 use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line};
 
-use super::common::{signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
+use super::output;
+use super::progress::{note, with_search_progress};
 use crate::json::Json;
+use crate::outln;
 
 /// Arguments of `kalah solve`.
 #[derive(Args, Debug)]
@@ -53,10 +56,14 @@ pub fn turn_text(houses: &[usize]) -> String {
 }
 
 /// Solves Kalah(pits, seeds) under the flags' rules: the shared core of
-/// `solve` and `reproduce`.
+/// `solve` and `reproduce`. `ready` is called once the endgame tables are
+/// open (or built), before the search, with their size in seeds and the
+/// seconds that took, so the caller can say so at once; while the search
+/// runs, a progress line is drawn on stderr when it is a terminal.
 ///
 /// # Errors
-/// Bad sizes, a table build that fails, or an interruption.
+/// Bad sizes, a table build that fails, an error from `ready`, or an
+/// interruption.
 pub fn solve_start(
     pits: usize,
     seeds: usize,
@@ -64,6 +71,7 @@ pub fn solve_start(
     tables: &TableArgs,
     search: &SearchArgs,
     with_turns: bool,
+    ready: impl FnOnce(Option<u32>, f64) -> Result<(), CliError>,
 ) -> Result<SolveReport, CliError> {
     let start = start_position(pits, seeds)?;
     let rules = rules.rules();
@@ -73,6 +81,7 @@ pub fn solve_start(
     let table_seeds = tables
         .as_ref()
         .map(|t| kalah_solver::Probe::max_seeds(&**t));
+    ready(table_seeds, build_seconds)?;
     let solver = make_solver_for(
         Game::new(pits, rules),
         start.total_seeds(),
@@ -82,12 +91,19 @@ pub fn solve_start(
     )?;
     let t1 = Instant::now();
     let interrupted = |_| CliError::Failure("interrupted".to_string());
-    let turns = if with_turns {
-        Some(solver.analyse_turns(&start).map_err(interrupted)?)
-    } else {
-        None
-    };
-    let mut solution = solver.solve_line(&start).map_err(interrupted)?;
+    let label = format!("solving Kalah({pits},{seeds})");
+    let (turns, mut solution) = with_search_progress(
+        &label,
+        || solver.stats().nodes,
+        || -> Result<_, CliError> {
+            let turns = if with_turns {
+                Some(solver.analyse_turns(&start).map_err(interrupted)?)
+            } else {
+                None
+            };
+            Ok((turns, solver.solve_line(&start).map_err(interrupted)?))
+        },
+    )?;
     solution.stats = solver.stats();
     Ok(SolveReport {
         solution,
@@ -98,18 +114,51 @@ pub fn solve_start(
     })
 }
 
-/// Solves and prints.
+/// Solves and prints. In text the header and the tables line come at once,
+/// before the search; with `--json` stdout holds only the final object, and
+/// what is being done is said on stderr instead.
 pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let with_turns = args.all_moves || args.pie;
+    let rules = args.rules.rules();
+    let (pits, seeds) = (args.game.pits, args.game.seeds);
+    let dir = args.tables.tables.display();
+    // A game out of range is refused before anything is printed.
+    start_position(pits, seeds)?;
+    if !args.json {
+        outln!("Kalah({pits},{seeds}), {rules}")?;
+        output::flush()?;
+    }
     let r = solve_start(
-        args.game.pits,
-        args.game.seeds,
+        pits,
+        seeds,
         &args.rules,
         &args.tables,
         &args.search,
         with_turns,
+        |table_seeds, seconds| {
+            let over = match table_seeds {
+                Some(k) => format!(
+                    "over endgame tables of up to {} from {dir}",
+                    count(k as usize, "seed")
+                ),
+                None => "without endgame tables".to_string(),
+            };
+            if args.json {
+                note(&format!(
+                    "solving Kalah({pits},{seeds}), {rules}, {over} ..."
+                ));
+                return Ok(());
+            }
+            match table_seeds {
+                Some(k) => outln!(
+                    "endgame tables: boards with up to {}, from {dir} ({seconds:.2} s to open or build)",
+                    count(k as usize, "seed")
+                )?,
+                None => outln!("endgame tables: none")?,
+            }
+            output::flush()
+        },
     )?;
-    let rules = args.rules.rules();
     let a = &r.solution;
     let value = a.value;
     let result = match value.signum() {
@@ -161,47 +210,38 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
                 );
             }
         }
-        println!("{}", j.render());
+        outln!("{}", j.render())?;
         return Ok(());
     }
-    println!("Kalah({},{}), {rules}", args.game.pits, args.game.seeds);
-    match r.table_seeds {
-        Some(k) => println!(
-            "endgame tables: boards with up to {k} seeds, from {} ({:.2} s to open or build)",
-            args.tables.tables.display(),
-            r.build_seconds
-        ),
-        None => println!("endgame tables: none"),
-    }
-    println!("value: {} ({result})", signed(value));
-    println!("best first turn: {}", turn_text(&best_turn));
+    outln!("value: {} ({result})", signed(value))?;
+    outln!("best first turn: {}", turn_text(&best_turn))?;
     if let Some(t) = &r.turns {
         if args.all_moves {
-            println!("first turns (value for South):");
+            outln!("first turns (value for South):")?;
             for tv in &t.turns {
-                println!("  {:<12} {:>4}", turn_text(&tv.houses), signed(tv.value));
+                outln!("  {:<12} {:>4}", turn_text(&tv.houses), signed(tv.value))?;
             }
         }
         if args.pie {
             let fairest: Vec<String> = t.pie.fairest.iter().map(|h| turn_text(h)).collect();
-            println!(
+            outln!(
                 "pie rule (North may swap after South's first turn): {} for South; fairest opening: {}",
                 signed(t.pie.value),
                 fairest.join(", ")
-            );
+            )?;
         }
     }
-    println!("principal variation: {pv}");
-    println!(
+    outln!("principal variation: {pv}")?;
+    outln!(
         "nodes: {}  ({:.2} M nodes/s, {} probe hits)",
         stats.nodes,
         stats.nodes_per_second() / 1e6,
         stats.probe_hits
-    );
-    println!(
+    )?;
+    outln!(
         "time: {:.2} s solving, {:.2} s total",
         r.solve_seconds,
         r.solve_seconds + r.build_seconds
-    );
+    )?;
     Ok(())
 }
