@@ -28,30 +28,26 @@ fn readme() -> String {
 /// The fenced blocks of `text` whose info string is `lang`, in order.
 fn blocks(text: &str, lang: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut current: Option<String> = None;
+    // Inside a fence: whether it is of `lang`, and its text so far.
+    let mut inside: Option<(bool, String)> = None;
     for line in text.lines() {
-        match &mut current {
-            None if line.trim_start().starts_with("```") => {
-                if line.trim_start().trim_start_matches('`').trim() == lang {
-                    current = Some(String::new());
-                } else {
-                    // Skip a block of another language whole.
-                    current = Some("\u{0}skip".into());
-                }
+        let fence = line.trim_start().starts_with("```");
+        match (&mut inside, fence) {
+            (None, true) => {
+                let info = line.trim_start().trim_start_matches('`').trim();
+                inside = Some((info == lang, String::new()));
             }
-            Some(b) if line.trim_start().starts_with("```") => {
-                if !b.starts_with('\u{0}') {
-                    out.push(std::mem::take(b));
+            (Some((wanted, body)), true) => {
+                if *wanted {
+                    out.push(std::mem::take(body));
                 }
-                current = None;
+                inside = None;
             }
-            Some(b) => {
-                if !b.starts_with('\u{0}') {
-                    b.push_str(line);
-                    b.push('\n');
-                }
+            (Some((_, body)), false) => {
+                body.push_str(line);
+                body.push('\n');
             }
-            None => {}
+            (None, false) => {}
         }
     }
     out
@@ -111,12 +107,16 @@ fn glob(pattern: &str, line: &str) -> bool {
     let mut rest = line;
     for (i, part) in parts.iter().enumerate() {
         if i == 0 {
-            let Some(r) = rest.strip_prefix(part) else { return false };
+            let Some(r) = rest.strip_prefix(part) else {
+                return false;
+            };
             rest = r;
         } else if i == parts.len() - 1 {
             return rest.trim_end().ends_with(part.trim_end());
         } else {
-            let Some(at) = rest.find(part) else { return false };
+            let Some(at) = rest.find(part) else {
+                return false;
+            };
             rest = &rest[at + part.len()..];
         }
     }
@@ -190,7 +190,12 @@ fn console_blocks_print_what_readme_shows() {
     for block in &sessions {
         for step in steps(block) {
             let words = shell_words(&step.command);
-            assert_eq!(words.first().map(String::as_str), Some("kalah"), "{}", step.command);
+            assert_eq!(
+                words.first().map(String::as_str),
+                Some("kalah"),
+                "{}",
+                step.command
+            );
             let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
                 .args(&words[1..])
                 .env("KALAH_TABLES", &tables)
@@ -206,7 +211,10 @@ fn console_blocks_print_what_readme_shows() {
                 step.command
             );
             if let Err(e) = matches(&step.expected, &both) {
-                panic!("README command `{}`: {e}; it printed:\n{both}", step.command);
+                panic!(
+                    "README command `{}`: {e}; it printed:\n{both}",
+                    step.command
+                );
             }
             ran += 1;
         }
@@ -235,7 +243,10 @@ fn every_command_in_the_table_has_help() {
 fn readme_stays_inside_the_repository() {
     let text = readme();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    assert!(!text.contains("../"), "README points outside the repository");
+    assert!(
+        !text.contains("../"),
+        "README points outside the repository"
+    );
     for (i, piece) in text.split('`').enumerate() {
         // Odd pieces are inside backquotes; a path is a word with a slash
         // that starts with one of the top-level entries.
@@ -248,7 +259,10 @@ fn readme_stays_inside_the_repository() {
         if top.iter().any(|t| piece.starts_with(t)) {
             let path = piece.trim_end_matches(['.', ',', ':']);
             let path = path.split(['{', '*']).next().unwrap();
-            assert!(root.join(path).exists(), "README names `{piece}`, which is not in the tree");
+            assert!(
+                root.join(path).exists(),
+                "README names `{piece}`, which is not in the tree"
+            );
         }
     }
 }
@@ -264,7 +278,9 @@ fn fresh_clone_first_command() {
         .next()
         .expect("README starts with a sh block");
     let line = first.lines().next().expect("a first command").to_string();
-    let (cmd, comment) = line.split_once('#').expect("the first command has a comment");
+    let (cmd, comment) = line
+        .split_once('#')
+        .expect("the first command has a comment");
     let want = comment
         .split_whitespace()
         .find(|w| w.starts_with('+') || w.starts_with('-'))
@@ -292,7 +308,9 @@ fn fresh_clone_first_command() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.lines().any(|l| l.starts_with("value: ") && l.contains(want)),
+        stdout
+            .lines()
+            .any(|l| l.starts_with("value: ") && l.contains(want)),
         "`{cmd}` should print value {want}:\n{stdout}"
     );
     // The tables went into the clone's own tables/, nowhere else.
@@ -317,5 +335,8 @@ fn the_matcher_itself() {
     let exp: Vec<String> = ["x", "...", "z"].iter().map(|s| s.to_string()).collect();
     assert!(matches(&exp, "x\ny\nz\n").is_ok());
     assert!(matches(&exp, "y\nx\nz\n").is_err());
-    assert_eq!(shell_words(r#"kalah query "4 4 0 S" --json"#), ["kalah", "query", "4 4 0 S", "--json"]);
+    assert_eq!(
+        shell_words(r#"kalah query "4 4 0 S" --json"#),
+        ["kalah", "query", "4 4 0 S", "--json"]
+    );
 }
