@@ -140,7 +140,7 @@ fn comments_and_blank_lines_are_skipped_and_lines_keep_their_numbers() {
         stderr.contains("2 positions answered, 1 bad line,"),
         "{stderr}"
     );
-    assert!(stderr.contains("1 bad line in -"), "{stderr}");
+    assert!(stderr.contains("1 bad line in standard input"), "{stderr}");
 }
 
 #[test]

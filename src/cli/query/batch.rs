@@ -29,10 +29,11 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position};
 use rayon::prelude::*;
 
+use super::answer::AnswerView;
 use super::lines::{Chunk, Line, LineReader, MAX_LINE};
 use super::{
-    finished, from_tables, open_tables, over_limit, query_solver, say, search_within, AnswerView,
-    QueryArgs, Source, Stopped, WATCH_TICK,
+    finished, from_tables, open_tables, over_limit, query_solver, say, search_within, QueryArgs,
+    Source, Stopped, WATCH_TICK,
 };
 use crate::cli::common::CliError;
 use crate::json::{Json, LineBuf};
@@ -303,6 +304,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
             .map_err(|e| CliError::Input(format!("cannot read batch file {file}: {e}")))?;
         (Box::new(BufReader::with_capacity(1 << 20, f)), false)
     };
+    let name = if file == "-" { "standard input" } else { file };
     let mut b = Batch {
         args,
         games: vec![None; 9],
@@ -358,7 +360,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
     let end = loop {
         let chunk = match line_rx.recv_timeout(WATCH_TICK) {
             Ok(Ok(chunk)) => chunk,
-            Ok(Err(e)) => break End::Failed(CliError::Failure(format!("reading {file}: {e}"))),
+            Ok(Err(e)) => break End::Failed(CliError::Failure(format!("reading {name}: {e}"))),
             Err(RecvTimeoutError::Timeout) if crate::interrupt::requested() => {
                 break End::Interrupted
             }
@@ -485,7 +487,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
     if b.bad > 0 {
         let also = limit.map(|l| format!("; {l}")).unwrap_or_default();
         return Err(CliError::Input(format!(
-            "{} in {file}{also}",
+            "{} in {name}{also}",
             count(b.bad, "bad line")
         )));
     }
