@@ -312,3 +312,32 @@ fn a_full_stdout_fails_the_batch_with_a_message() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_batch_file_gets_the_same_line_rules_as_standard_input() {
+    let path = std::env::temp_dir().join(format!("kalah-query-batch-{}.txt", std::process::id()));
+    let mut input = b"# a comment\n\n".to_vec();
+    input.extend_from_slice(format!("{TINY}\n").as_bytes());
+    input.extend_from_slice(b"\xff\n");
+    input.extend(std::iter::repeat_n(b'1', 5000));
+    input.extend_from_slice(format!("\n  # {TINY}\n{TINY}").as_bytes());
+    std::fs::write(&path, &input).expect("write batch file");
+    let out = kalah()
+        .args(["query", "--batch"])
+        .arg(&path)
+        .args(["--no-tables", "--tt-mb", "8", "--threads", "1"])
+        .output()
+        .expect("run kalah");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].contains("\"value\""));
+    assert!(lines[1].starts_with("{\"line\":4,\"error\":\"line 4: not UTF-8"));
+    assert!(lines[2].starts_with("{\"line\":5,\"error\":\"line 5: longer than 4096"));
+    // The last line has no newline.
+    assert!(lines[3].contains("\"value\""));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("2 bad lines in"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -164,3 +164,62 @@ fn a_closed_stdout_ends_quietly() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[test]
+fn sigterm_stops_a_single_search_with_a_failure() {
+    let mut child = kalah()
+        .args([
+            "query",
+            LONG,
+            "--no-tables",
+            "--threads",
+            "1",
+            "--tt-mb",
+            "8",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kalah");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    // The search has started once it is announced.
+    let first = rx.recv_timeout(PATIENCE);
+    assert!(
+        first.as_deref().is_ok_and(|l| l.contains("searching")),
+        "{first:?}"
+    );
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("still searching after SIGTERM");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let rest: Vec<String> = rx.iter().collect();
+    let mut stdout = String::new();
+    let _ = child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut stdout);
+    assert_eq!(status.code(), Some(1), "{rest:?}");
+    assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
+    assert!(stdout.is_empty(), "{stdout}");
+}

@@ -7,7 +7,8 @@
 //!   [`BATCH_CHUNK`] lines otherwise (a big file is answered in large
 //!   parallel passes).
 //! - A line longer than [`MAX_LINE`] bytes is reported and skipped to its
-//!   newline without being kept: memory stays bounded whatever the input.
+//!   newline without being kept, and a chunk holds at most about
+//!   [`CHUNK_BYTES`] plus one read: memory stays bounded whatever the input.
 //! - Blank lines and comments (`#` after optional leading whitespace) are
 //!   skipped; the numbers count every physical line, so errors name the
 //!   line as an editor shows it.
@@ -23,6 +24,11 @@ pub(super) const BATCH_CHUNK: usize = 1 << 15;
 
 /// The longest line read, in bytes (a position takes under 100).
 pub(super) const MAX_LINE: usize = 4096;
+
+/// A chunk stops taking lines once it holds this many bytes: with lines of
+/// up to [`MAX_LINE`] bytes, [`BATCH_CHUNK`] of them could take 128 MiB.
+/// Positions (under 100 bytes a line) fill a chunk by its line count first.
+const CHUNK_BYTES: usize = 4 << 20;
 
 /// One input line: where its bytes lie in the chunk (its newline, and a
 /// carriage return before it, left out) and its number in the input.
@@ -95,7 +101,9 @@ impl LineReader {
         let mut scanned = 0;
         let result = loop {
             self.scan(chunk, &mut start, &mut scanned);
-            if chunk.lines.len() >= BATCH_CHUNK {
+            if chunk.lines.len() >= BATCH_CHUNK
+                || (!chunk.lines.is_empty() && chunk.data.len() >= CHUNK_BYTES)
+            {
                 break Ok(());
             }
             if self.eof {
@@ -296,6 +304,26 @@ mod tests {
         let line = "7".repeat(MAX_LINE);
         let got = read_all(format!("{line}\n{line}7").as_bytes(), 100);
         assert_eq!(got, vec![(1, Some(line)), (2, None)]);
+    }
+
+    #[test]
+    fn long_lines_fill_a_chunk_by_its_bytes() {
+        let line = "7".repeat(MAX_LINE);
+        let input = format!("{line}\n").repeat(3 * CHUNK_BYTES / MAX_LINE);
+        let reader = io::BufReader::with_capacity(1 << 20, io::Cursor::new(input.into_bytes()));
+        let mut lines = LineReader::new(Box::new(reader), false);
+        let mut chunk = Chunk::default();
+        let mut total = 0;
+        loop {
+            lines.read_chunk(&mut chunk).expect("in memory");
+            if chunk.lines.is_empty() {
+                break;
+            }
+            assert!(chunk.data.len() < CHUNK_BYTES + (1 << 20) + MAX_LINE);
+            assert!(chunk.lines.len() < BATCH_CHUNK);
+            total += chunk.lines.len();
+        }
+        assert_eq!(total, 3 * CHUNK_BYTES / MAX_LINE);
     }
 
     #[test]
