@@ -240,16 +240,16 @@ impl Batch<'_> {
             }
             Outcome::NeedsSearch(pos) => {
                 let pits = pos.pits();
-                if self.solvers[pits].is_none() {
-                    let Some((game, tables)) = self.games[pits].clone() else {
-                        return Err(CliError::Failure(format!(
-                            "line {n}: no game set up for {pits} houses"
-                        )));
-                    };
-                    self.solvers[pits] = Some(query_solver(game, &self.args.search, tables)?);
-                }
-                let Some(solver) = self.solvers[pits].as_ref() else {
-                    return Ok(None);
+                let solver = match &mut self.solvers[pits] {
+                    Some(solver) => solver,
+                    slot => {
+                        let Some((game, tables)) = self.games[pits].clone() else {
+                            return Err(CliError::Failure(format!(
+                                "line {n}: no game set up for {pits} houses"
+                            )));
+                        };
+                        slot.insert(query_solver(game, &self.args.search, tables)?)
+                    }
                 };
                 let label = format!("line {n}: searching");
                 match search_within(solver, &pos, self.args.time_limit, &label) {
