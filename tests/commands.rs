@@ -509,7 +509,7 @@ fn check_xml(text: &str) -> Result<String, String> {
             .next()
             .ok_or("empty tag")?
             .trim_end_matches('/');
-        if tag.matches('"').count() % 2 != 0 {
+        if !tag.matches('"').count().is_multiple_of(2) {
             return Err(format!("unbalanced quotes in <{tag}>"));
         }
         if root.is_none() {

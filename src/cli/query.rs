@@ -238,15 +238,14 @@ fn open_tables(
     if args.tables.no_tables {
         return (None, None);
     }
-    // Headers, sizes and end markers are checked when a tier is first used;
-    // whole-file checksums are `kalah verify`'s job (reading a 20-seed set
-    // in full would cost more than the answer).
+    // Each tier is checked when first used: header, size, end marker, and
+    // the checksum of the whole file once per file (remembered by a stamp).
     match Tables::open_with(
         &args.tables.tables,
         pits,
         rules,
         args.tables.table_seeds,
-        Check::Quick,
+        Check::Remembered,
     ) {
         Ok(t) => (Some(Arc::new(t)), None),
         Err(TableError::Missing { .. }) => (
@@ -330,7 +329,7 @@ pub(crate) fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliEr
     let t = Instant::now();
     let a = solver
         .analyse(pos)
-        .map_err(|_| CliError::Failure("interrupted".to_string()))?;
+        .map_err(|e| CliError::Failure(e.to_string()))?;
     Ok(Answer {
         position: *pos,
         value: a.value,

@@ -81,7 +81,7 @@ pub fn solve_start(
         tables,
     )?;
     let t1 = Instant::now();
-    let interrupted = |_| CliError::Failure("interrupted".to_string());
+    let interrupted = |e: kalah_solver::search::AnalysisError| CliError::Failure(e.to_string());
     let turns = if with_turns {
         Some(solver.analyse_turns(&start).map_err(interrupted)?)
     } else {

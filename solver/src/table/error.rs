@@ -3,16 +3,18 @@
 use crate::rules::Rules;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a table file or a table operation failed. Every variant that concerns
-/// a file names it.
-#[derive(Debug)]
+/// a file names it. Cheap to clone: a reader remembers the failure of a tier
+/// and returns it again on every later use of that file.
+#[derive(Debug, Clone)]
 pub enum TableError {
     /// An I/O operation failed.
     Io {
         path: PathBuf,
         op: &'static str,
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
     },
     /// The file does not exist.
     Missing { path: PathBuf },
@@ -100,7 +102,7 @@ impl TableError {
         TableError::Io {
             path: path.to_path_buf(),
             op,
-            source,
+            source: Arc::new(source),
         }
     }
 }
@@ -205,7 +207,7 @@ impl fmt::Display for TableError {
 impl std::error::Error for TableError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            TableError::Io { source, .. } => Some(source),
+            TableError::Io { source, .. } => Some(&**source),
             _ => None,
         }
     }
