@@ -305,3 +305,38 @@ fn new_solver(
     solver.watch_flag(interrupt::flag());
     Ok(solver)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 12, defect 5: the default depth never exceeds what the table
+    /// format holds, however many seeds a small board has.
+    #[test]
+    fn default_table_seeds_stay_within_the_format() {
+        assert_eq!(default_table_seeds(2, 160), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 255), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 10), 9);
+        assert_eq!(default_table_seeds(6, 48), 22);
+        assert_eq!(default_table_seeds(8, 16), 15);
+        for pits in 1..=8 {
+            for seeds in [1, 2, 10, 100, 300] {
+                let k = default_table_seeds(pits, seeds);
+                assert!(
+                    k <= MAX_TIER && (k < seeds || k == 0),
+                    "{pits} {seeds}: {k}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert_eq!(parse_threads("0"), Ok(0));
+        assert_eq!(parse_threads("1024"), Ok(1024));
+        assert!(parse_threads("1025").unwrap_err().contains("at most 1024"));
+        assert!(parse_threads("100000").is_err());
+        assert!(parse_threads("-1").is_err());
+        assert!(parse_threads("lots").is_err());
+    }
+}

@@ -112,8 +112,11 @@ impl Progress for Bars {
             format!("  {:.1} M boards/s", s.boards as f64 / s.seconds / 1e6)
         };
         eprintln!(
-            "tier {:>3} {how} {:>13} boards {:>8.2} s{rate}",
-            s.tier, s.boards, s.seconds
+            "tier {:>3} {how} {:>13} {:<6} {:>8.2} s{rate}",
+            s.tier,
+            s.boards,
+            if s.boards == 1 { "board" } else { "boards" },
+            s.seconds
         );
     }
 
