@@ -284,7 +284,7 @@ fn damaged_tier_files_never_give_a_wrong_value_or_a_panic() {
     assert!(clean[0].contains("value "), "{}", clean[0]);
     assert!(clean[2].lines().count() == batch.len(), "{}", clean[2]);
     // The entries the queries read: half of their flips go there.
-    let read_by_query = entries_read(&[commands.query_position.clone()]);
+    let read_by_query = entries_read(std::slice::from_ref(&commands.query_position));
     let read_by_batch = entries_read(&batch);
     let originals: Vec<Vec<u8>> = (0..=K)
         .map(|k| std::fs::read(tier_path(&dir, k)).expect("tier file"))
@@ -403,7 +403,7 @@ fn concurrent_builds_killed_at_random_leave_only_whole_files() {
     const DEPTH: u32 = 13;
     let clean = temp_dir("clean");
     build(&clean, DEPTH);
-    let mut rng = Rng::new(0xB111_D5);
+    let mut rng = Rng::new(0x00B1_11D5);
     let input: String = (0..60)
         .map(|i| random_position(&mut rng, 1 + (i % DEPTH as usize) as u32) + "\n")
         .collect();
