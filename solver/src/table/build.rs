@@ -180,10 +180,7 @@ fn lock_build(
                     said = true;
                 }
                 if stop.load(Relaxed) {
-                    return Err(TableError::Stopped {
-                        dir: dir.to_path_buf(),
-                        tier: 0,
-                    });
+                    return Err(TableError::StoppedWaiting { lock: path });
                 }
                 // Polled rather than blocked on, so that a stop is seen.
                 std::thread::sleep(Duration::from_millis(20));

@@ -67,6 +67,9 @@ pub enum TableError {
     },
     /// The build was stopped by its stop flag; complete tiers are kept.
     Stopped { dir: PathBuf, tier: u32 },
+    /// The build was stopped by its stop flag while it waited for another
+    /// build holding the lock file `lock`; nothing was changed.
+    StoppedWaiting { lock: PathBuf },
     /// The request cannot be served (e.g. a tier beyond what an `i8` holds).
     Unsupported { reason: String },
 }
@@ -89,6 +92,7 @@ impl TableError {
             | BadChecksum { path, .. }
             | WrongValue { path, .. } => Some(path),
             Stopped { dir, .. } => Some(dir),
+            StoppedWaiting { lock } => Some(lock),
             Unsupported { .. } => None,
         }
     }
@@ -198,6 +202,11 @@ impl fmt::Display for TableError {
                 f,
                 "{}: build stopped during tier {tier}; complete tiers are kept, rerun to resume",
                 dir.display()
+            ),
+            StoppedWaiting { lock } => write!(
+                f,
+                "{}: build stopped while waiting for another build to release this lock",
+                lock.display()
             ),
             Unsupported { reason } => write!(f, "unsupported: {reason}"),
         }
