@@ -128,7 +128,11 @@ fn main() -> ExitCode {
             m,
             rules,
             table_seeds,
-            if mapped { Check::Full } else { Check::Quick },
+            if mapped {
+                Check::Full
+            } else {
+                Check::Remembered
+            },
         ) {
             Ok(t) => {
                 // Load every tier before the clock starts: the search time

@@ -185,7 +185,7 @@ fn damaged(name: &str, damage: impl Fn(&Path, &Path), expect: impl Fn(&TableErro
     let tables = Tables::open(&dir, 4, rules).unwrap();
     let board = Board::from_sides(&[1, 1, 1, 1], &[0, 0, 0, 1]);
     let e = tables.try_probe(board).unwrap_err();
-    assert!(expect(e), "{name}: probe gave {e}");
+    assert!(expect(&e), "{name}: probe gave {e}");
     assert_eq!(tables.probe(board), None, "never a wrong value");
     // Other tiers still answer.
     let small = Board::from_sides(&[1, 0, 0, 0], &[0, 0, 0, 1]);
@@ -391,7 +391,9 @@ fn interrupted_build_resumes_and_verifies() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    let tables = names.iter().filter(|n| n.ends_with(".tbl")).count();
+    assert_eq!(tables, 9, "{names:?}");
+    assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
 
     // A leftover partial file of tier 9 and a damaged tier 8 are not trusted.
     std::fs::write(dir.join(file_name(6, rules, 9)), b"KALAHTBL partial").unwrap();
@@ -493,7 +495,7 @@ fn garbage_never_panics() {
     let good = std::fs::read(&path).unwrap();
     for n in 0..good.len() {
         assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Full).is_err());
-        assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Quick).is_err());
+        assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Remembered).is_err());
     }
     let mut x = 12345u64;
     for _ in 0..200 {
@@ -505,7 +507,7 @@ fn garbage_never_panics() {
                 x as u8
             })
             .collect();
-        assert!(TierTable::from_bytes(bytes, &path, 3, rules, 4, Check::Quick).is_err());
+        assert!(TierTable::from_bytes(bytes, &path, 3, rules, 4, Check::Remembered).is_err());
     }
     assert!(TierTable::from_bytes(good, &path, 3, rules, 4, Check::Full).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -524,4 +526,217 @@ fn m6_to_16_seeds_verifies_completely() {
         verify_tables(&dir, &cfg).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// Issue 12, defect 8: `verify` with a tier missing in the middle names the
+/// gap as a failure instead of checking the tiers below it only.
+#[test]
+fn verify_reports_a_missing_middle_tier() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("gap");
+    build(&dir, 3, rules, 6, 1);
+    let gap = dir.join(file_name(3, rules, 3));
+    std::fs::remove_file(&gap).unwrap();
+    let e = verify_tables(&dir, &VerifyConfig::new(3, rules)).unwrap_err();
+    assert!(
+        matches!(&e, TableError::Missing { path } if *path == gap),
+        "{e}"
+    );
+    assert!(e.to_string().contains(&*gap.to_string_lossy()), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file changed in place after its checksum was checked and stamped is
+/// checked again, even when its modification time is set back: the
+/// stamp holds for the very file checked (its change time moves on any
+/// write), never for the bytes there now.
+#[test]
+fn a_stamp_never_vouches_for_a_file_changed_since() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("stamp");
+    build(&dir, 4, rules, 6, 1);
+    let path = dir.join(file_name(4, rules, 6));
+    let stamp = kalah_solver::table::stamp::stamp_path(&path);
+    assert!(stamp.is_file(), "the builder stamps what it wrote");
+    // Trusted as it is.
+    TierTable::open(&path, 4, rules, 6, Check::Remembered).unwrap();
+    // One value changed in place, the modification time set back.
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[100] ^= 0x01;
+    let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut f, &bytes).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), mtime);
+    let e = TierTable::open(&path, 4, rules, 6, Check::Remembered).unwrap_err();
+    assert!(matches!(e, TableError::BadChecksum { .. }), "{e}");
+    let tables = Tables::open(&dir, 4, rules).unwrap();
+    assert!(matches!(
+        tables.open_all(),
+        Err(TableError::BadChecksum { .. })
+    ));
+    // Put back, the file is checked in full, passes and is stamped again.
+    bytes[100] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    TierTable::open(&path, 4, rules, 6, Check::Remembered).unwrap();
+    let tables = Tables::open(&dir, 4, rules).unwrap();
+    tables.open_all().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A tier that failed is tried again once its file is replaced (a
+/// rebuild), not before.
+#[test]
+fn a_failed_tier_is_opened_again_once_replaced() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("retry");
+    build(&dir, 3, rules, 5, 1);
+    let path = dir.join(file_name(3, rules, 5));
+    let good = std::fs::read(&path).unwrap();
+    rewrite(&path, |b| b[70] ^= 4);
+    let tables = Tables::open(&dir, 3, rules).unwrap();
+    assert!(tables.tier(5).unwrap().is_err());
+    assert!(tables.tier(5).unwrap().is_err());
+    let tmp = dir.join("new.tmp");
+    std::fs::write(&tmp, &good).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    assert!(tables.tier(5).unwrap().is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Records what a build says while it runs.
+#[derive(Default)]
+struct Said {
+    waiting: std::sync::Mutex<Vec<PathBuf>>,
+    rejected: std::sync::Mutex<Vec<String>>,
+    waited: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+}
+
+impl Progress for Said {
+    fn waiting(&self, lock: &Path) {
+        self.waiting.lock().unwrap().push(lock.to_path_buf());
+        if let Some(tx) = self.waited.lock().unwrap().take() {
+            tx.send(()).unwrap();
+        }
+    }
+    fn rejected(&self, error: &TableError) {
+        self.rejected.lock().unwrap().push(error.to_string());
+    }
+}
+
+/// A build waits for the one that holds the directory's lock, says so,
+/// then resumes from what is there; temporary files of a dead build are
+/// removed once it holds the lock, and a damaged tier is named.
+#[test]
+fn a_build_waits_for_the_lock_then_cleans_up_and_resumes() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("lock");
+    build(&dir, 3, rules, 4, 1);
+    // Leftovers of dead builds: this version's names, an older version's,
+    // and a stamp being written; and one file of another rule set.
+    let k2 = dir.join(file_name(3, rules, 2));
+    let stale = [
+        format!("{}.tmp.4242.0", file_name(3, rules, 5)),
+        format!("{}.tmp", file_name(3, rules, 6)),
+        format!("{}.checked.tmp.4242.3", file_name(3, rules, 1)),
+    ];
+    for s in &stale {
+        std::fs::write(dir.join(s), b"partial").unwrap();
+    }
+    let other = dir.join(format!("{}.tmp.1.1", file_name(3, Rules::EMPTY_CAPTURE, 5)));
+    std::fs::write(&other, b"not ours").unwrap();
+    rewrite(&k2, |b| b[66] ^= 1);
+
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(kalah_solver::table::lock_path(&dir, 3, rules))
+        .unwrap();
+    lock.lock().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let said = Said {
+        waited: std::sync::Mutex::new(Some(tx)),
+        ..Said::default()
+    };
+    let report = std::thread::scope(|s| {
+        let builder = s.spawn(|| {
+            let cfg = BuildConfig {
+                pits: 3,
+                rules,
+                max_seeds: 6,
+                threads: 1,
+            };
+            build_tables(&dir, &cfg, &said, &AtomicBool::new(false))
+        });
+        // The builder says it waits; nothing is touched meanwhile.
+        rx.recv().unwrap();
+        for s in &stale {
+            assert!(dir.join(s).exists(), "{s} removed without the lock");
+        }
+        lock.unlock().unwrap();
+        builder.join().unwrap().unwrap()
+    });
+    assert_eq!(said.waiting.lock().unwrap().len(), 1);
+    let rejected = said.rejected.lock().unwrap().clone();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(rejected[0].contains(&*k2.to_string_lossy()), "{rejected:?}");
+    let kept: Vec<u32> = report
+        .tiers
+        .iter()
+        .filter(|t| t.reused)
+        .map(|t| t.tier)
+        .collect();
+    assert_eq!(kept, vec![0, 1]);
+    for s in &stale {
+        assert!(!dir.join(s).exists(), "{s} left behind");
+    }
+    assert!(other.exists(), "another rule set's file removed");
+    let mut cfg = VerifyConfig::new(3, rules);
+    cfg.sample = None;
+    assert_eq!(verify_tables(&dir, &cfg).unwrap().files, 7);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A probe that lies about one board: the value of the root, one more.
+struct LyingProbe {
+    game: Game,
+    root: Board,
+}
+
+impl Probe for LyingProbe {
+    fn max_seeds(&self) -> u32 {
+        self.root.seeds()
+    }
+    fn probe(&self, board: Board) -> Option<i32> {
+        (board.seeds() <= self.root.seeds())
+            .then(|| self.game.reference_value(board) + i32::from(board == self.root))
+    }
+}
+
+/// Issue 12, defect 2: tables that contradict themselves make the
+/// principal variation fail with an error naming the position, never a
+/// panic ("no sowing keeps the value" was an `unreachable!`).
+#[test]
+fn inconsistent_table_values_are_an_error_not_a_panic() {
+    use kalah_solver::search::{AnalysisError, SearchConfig, Solver};
+    use kalah_solver::Position;
+    let game = Game::new(3, Rules::STANDARD);
+    let start = Position::start(3, 2).unwrap();
+    let probe = LyingProbe {
+        game: game.clone(),
+        root: start.board(),
+    };
+    let config = SearchConfig {
+        tt_mb: 1,
+        threads: 1,
+        ..SearchConfig::default()
+    };
+    let solver = Solver::new(game, config, Some(std::sync::Arc::new(probe))).unwrap();
+    let e = solver.solve_line(&start).unwrap_err();
+    assert!(matches!(e, AnalysisError::Inconsistent { .. }), "{e}");
+    assert!(e.to_string().contains("inconsistent"), "{e}");
+    assert!(solver.analyse(&start).is_err());
 }

@@ -7,7 +7,7 @@ use std::thread;
 
 use clap::Args;
 use kalah_solver::search::{SearchConfig, Solver};
-use kalah_solver::table::{Check, Tables};
+use kalah_solver::table::{Check, Tables, MAX_TIER};
 use kalah_solver::{Game, Probe, Rules};
 
 use super::common::CliError;
@@ -40,8 +40,8 @@ pub struct SearchArgs {
     /// Search threads. They split each MTD(f) null-window test: a node
     /// whose first move did not cut off searches its other moves in
     /// parallel (young brothers wait), over one lock-free transposition
-    /// table.
-    #[arg(long, default_value_t = default_threads())]
+    /// table. At most 1024.
+    #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
     /// With several threads, let each search the whole test over the shared
     /// table instead (lazy SMP; slower, kept for measurements).
@@ -71,7 +71,27 @@ pub struct SearchArgs {
 }
 
 fn default_threads() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get())
+    thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+}
+
+/// The most threads any command starts: far more than any machine has
+/// cores, far fewer than would exhaust memory with their stacks.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses a thread count: `0..=MAX_THREADS` (for the flags where 0 means
+/// "all cores").
+///
+/// # Errors
+/// Not a number, or more than [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a thread count"))?;
+    if n > MAX_THREADS {
+        return Err(format!("{n} threads: at most {MAX_THREADS}"));
+    }
+    Ok(n)
 }
 
 /// Default transposition table size for positions of up to `total_seeds`
@@ -127,11 +147,13 @@ impl SearchArgs {
 /// this machine builds in 15-20 s: Kalah(6,4) from an empty directory stays
 /// well under 30 s, and with the tables present STD takes about 2.5 s
 /// instead of 5.5 s with 20 seeds (the default before the builder got 2x
-/// faster).
+/// faster). Never more than the table format holds ([`MAX_TIER`]: an entry
+/// is one signed byte, and a board of `k` seeds has a value of at most `k`):
+/// small boards reach it first (2 houses: 127 seeds are 350 k boards).
 pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
     let index = kalah_solver::Index::new(pits);
     let mut k = 0;
-    while k + 1 < total_seeds && index.boards_up_to(k + 1) <= 600_000_000 {
+    while k < MAX_TIER && k + 1 < total_seeds && index.boards_up_to(k + 1) <= 600_000_000 {
         k += 1;
     }
     k
@@ -141,12 +163,16 @@ pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
 const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
 
 /// Opens the tables for `pits` and `rules`, building the missing tiers
-/// first (with progress bars) when `build` is set. `None` with
-/// `--no-tables` or a table size of 0.
+/// first (with progress bars) when `build` is set. Every tier is opened
+/// and its checksum checked before this returns (once per file: see
+/// [`Check::Remembered`]). A tier that is there but damaged is, when
+/// `build` is set, built again with the tiers above it, saying so on
+/// standard error and naming the file; otherwise it is an error naming the
+/// file. `None` with `--no-tables` or a table size of 0.
 ///
 /// # Errors
-/// A build that fails or is interrupted, or (without `build`) missing or
-/// unusable tables.
+/// A `--table-seeds` beyond the format, a build that fails, is too large
+/// or is interrupted, or (without `build`) missing or unusable tables.
 pub fn prepare_tables(
     args: &TableArgs,
     pits: usize,
@@ -157,13 +183,19 @@ pub fn prepare_tables(
     if args.no_tables {
         return Ok(None);
     }
+    if let Some(k) = args.table_seeds.filter(|&k| k > MAX_TIER) {
+        return Err(CliError::Input(format!(
+            "--table-seeds {k}: table entries are one byte, at most {MAX_TIER} seeds"
+        )));
+    }
     let k = args.table_seeds.unwrap_or_else(|| {
+        // Which files are there (none is read here).
         let present = Tables::open_with(
             &args.tables,
             pits,
             rules,
             Some(total_seeds.saturating_sub(1)),
-            Check::Quick,
+            Check::Remembered,
         )
         .map(|t| t.max_seeds())
         .unwrap_or(0);
@@ -177,34 +209,48 @@ pub fn prepare_tables(
     if k == 0 {
         return Ok(None);
     }
-    if build {
-        let have = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Quick)
-            .map(|t| t.max_seeds())
-            .ok();
-        if have != Some(k) {
-            let config = BuildConfig {
-                pits,
-                rules,
-                max_seeds: k,
-                threads: 0,
-            };
-            build_with_progress(&args.tables, &config)?;
-        }
-    }
     // Copies in huge-page memory make a probe cheaper than the mapped files
     // (the search took 2.3-2.7 s against 2.6-3.0 s for Kalah(6,4) STD over
     // 22-seed tables), but filling 548 MB of fresh memory took 1.3-2.0 s on
     // this machine: only a long search earns it back (the whole solve: 4.2-
     // 4.5 s copied, 2.8-2.9 s mapped).
     let resident = !short_search(total_seeds, k);
-    let tables = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Full)
-        .map(|t| if resident { t.resident() } else { t })
-        .map_err(|e| {
+    let open = || -> Result<Tables, kalah_solver::table::TableError> {
+        let t = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Remembered)?;
+        let t = if resident { t.resident() } else { t };
+        if t.max_seeds() == k {
+            t.open_all()?;
+        }
+        Ok(t)
+    };
+    let mut tables = open();
+    let complete = matches!(&tables, Ok(t) if t.max_seeds() == k);
+    if build && !complete {
+        // The builder says which file it does not keep, and why.
+        drop(tables);
+        let config = BuildConfig {
+            pits,
+            rules,
+            max_seeds: k,
+            threads: 0,
+        };
+        build_with_progress(&args.tables, &config, false)?;
+        tables = open();
+    }
+    let tables = tables.map_err(|e| {
         CliError::Failure(format!(
             "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
             args.tables.display()
         ))
     })?;
+    if tables.max_seeds() < k {
+        // Without `build`, or a file gone since the build.
+        return Err(CliError::Failure(format!(
+            "endgame tables in {}: {}: no such table file (build them with `kalah build --pits {pits} --max-seeds {k}`)",
+            args.tables.display(),
+            tables.path(tables.max_seeds() + 1).display()
+        )));
+    }
     Ok(Some(Arc::new(tables)))
 }
 
@@ -218,7 +264,7 @@ pub fn make_solver(
     search: &SearchArgs,
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
-    new_solver(game, search.config(256), tables)
+    new_solver(game, search.config(256), tables, StopBy::Interrupt)
 }
 
 /// A solver for `game` whose positions hold up to `total_seeds` seeds, to
@@ -236,18 +282,74 @@ pub fn make_solver_for(
 ) -> Result<Solver, CliError> {
     let table_seeds = tables.as_ref().map_or(0, |t| t.max_seeds());
     let config = search.config(default_tt_mb(total_seeds, table_seeds, every_turn));
-    new_solver(game, config, tables)
+    new_solver(game, config, tables, StopBy::Interrupt)
 }
 
-/// A solver with `config`, probing `tables` when given, stopped by Ctrl-C.
-fn new_solver(
+/// A solver with `config`, probing `tables` when given, stopped as `stop` says.
+/// Every tier of `tables` is opened and checked first: a probe of an
+/// unusable tier would give no value, and the search would go on without
+/// it; an unusable tier is an error naming its file instead.
+pub fn new_solver(
     game: Game,
     config: SearchConfig,
     tables: Option<Arc<Tables>>,
+    stop: StopBy,
 ) -> Result<Solver, CliError> {
+    if let Some(t) = &tables {
+        t.open_all().map_err(|e| {
+            CliError::Failure(format!("endgame tables in {}: {e}", t.dir().display()))
+        })?;
+    }
     let probe = tables.map(|t| t as Arc<dyn Probe>);
     let mut solver = Solver::new(game, config, probe)
         .map_err(|e| CliError::Failure(format!("cannot start the solver: {e}")))?;
-    solver.watch_flag(interrupt::flag());
+    if stop == StopBy::Interrupt {
+        solver.watch_flag(interrupt::flag());
+    }
     Ok(solver)
+}
+
+/// What stops a solver's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopBy {
+    /// Ctrl-C or SIGTERM, directly.
+    Interrupt,
+    /// Its own flag ([`Solver::stop_flag`]), raised by a watchdog that may
+    /// also stop it for a time limit.
+    OwnFlag,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 12, defect 5: the default depth never exceeds what the table
+    /// format holds, however many seeds a small board has.
+    #[test]
+    fn default_table_seeds_stay_within_the_format() {
+        assert_eq!(default_table_seeds(2, 160), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 255), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 10), 9);
+        assert_eq!(default_table_seeds(6, 48), 22);
+        assert_eq!(default_table_seeds(8, 16), 15);
+        for pits in 1..=8 {
+            for seeds in [1, 2, 10, 100, 300] {
+                let k = default_table_seeds(pits, seeds);
+                assert!(
+                    k <= MAX_TIER && (k < seeds || k == 0),
+                    "{pits} {seeds}: {k}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert_eq!(parse_threads("0"), Ok(0));
+        assert_eq!(parse_threads("1024"), Ok(1024));
+        assert!(parse_threads("1025").unwrap_err().contains("at most 1024"));
+        assert!(parse_threads("100000").is_err());
+        assert!(parse_threads("-1").is_err());
+        assert!(parse_threads("lots").is_err());
+    }
 }

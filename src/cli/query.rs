@@ -23,12 +23,12 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use kalah_solver::query::{self, pv_line};
-use kalah_solver::search::Solver;
+use kalah_solver::search::{AnalysisError, Solver};
 use kalah_solver::table::{Check, TableError, Tables};
 use kalah_solver::{Game, Position, Probe, Rules};
 
 use super::common::{parse_position, signed, CliError, RulesArgs};
-use super::engine::{SearchArgs, TableArgs};
+use super::engine::{new_solver, SearchArgs, StopBy, TableArgs};
 use super::progress::with_search_progress;
 use crate::interrupt;
 use crate::outln;
@@ -78,15 +78,14 @@ fn open_tables(
     if args.tables.no_tables {
         return (None, None);
     }
-    // Headers, sizes and end markers are checked when a tier is first used;
-    // whole-file checksums are `kalah verify`'s job (reading a 20-seed set
-    // in full would cost more than the answer).
+    // Each tier is checked when first used: header, size, end marker, and
+    // the checksum of the whole file once per file (remembered by a stamp).
     match Tables::open_with(
         &args.tables.tables,
         pits,
         rules,
         args.tables.table_seeds,
-        Check::Quick,
+        Check::Remembered,
     ) {
         Ok(t) => (Some(Arc::new(t)), None),
         Err(TableError::Missing { .. }) => (
@@ -172,10 +171,10 @@ pub(crate) fn answer_position(
 /// # Errors
 /// A failure saying the search was interrupted.
 pub(crate) fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, CliError> {
-    analyse(solver, pos).map_err(|_| CliError::Failure("interrupted".to_string()))
+    analyse(solver, pos).map_err(|e| CliError::Failure(e.to_string()))
 }
 
-fn analyse(solver: &Solver, pos: &Position) -> Result<Answer, kalah_solver::search::Interrupted> {
+fn analyse(solver: &Solver, pos: &Position) -> Result<Answer, AnalysisError> {
     let t = Instant::now();
     let a = solver.analyse(pos)?;
     Ok(Answer {
@@ -191,12 +190,14 @@ fn analyse(solver: &Solver, pos: &Position) -> Result<Answer, kalah_solver::sear
 }
 
 /// Why a search of [`search_within`] gave no answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Stopped {
     /// Ctrl-C or SIGTERM.
     Interrupted,
     /// `--time-limit` passed.
     TimeLimit,
+    /// The search refused its result (tables that contradict themselves).
+    Failed(String),
 }
 
 /// How often the watchdog of [`search_within`] looks at the signal flag
@@ -206,19 +207,18 @@ const WATCH_TICK: Duration = Duration::from_millis(20);
 
 /// A solver for `query`'s searches with a stop flag of its own (not the
 /// Ctrl-C flag): [`search_within`] raises it at a signal or at the time
-/// limit, and lowers it again for the next search.
+/// limit, and lowers it again for the next search. Every tier of `tables`
+/// is checked first.
 ///
 /// # Errors
-/// When the solver cannot be built (threads, table memory).
+/// A damaged tier (naming its file), or a solver that cannot be built
+/// (threads, table memory).
 fn query_solver(
     game: Game,
     search: &SearchArgs,
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
-    let probe = tables.map(|t| t as Arc<dyn Probe>);
-    // The transposition table size of `engine::make_solver`.
-    Solver::new(game, search.config(256), probe)
-        .map_err(|e| CliError::Failure(format!("cannot start the solver: {e}")))
+    new_solver(game, search.config(256), tables, StopBy::OwnFlag)
 }
 
 /// The answer of a search of `pos`, unless Ctrl-C or SIGTERM comes first
@@ -234,7 +234,10 @@ fn search_within(
 ) -> Result<Answer, Stopped> {
     let Some(stop) = solver.stop_flag() else {
         // A solver watching the Ctrl-C flag itself: no time limit.
-        return analyse(solver, pos).map_err(|_| Stopped::Interrupted);
+        return analyse(solver, pos).map_err(|e| match e {
+            AnalysisError::Interrupted => Stopped::Interrupted,
+            e => Stopped::Failed(e.to_string()),
+        });
     };
     if interrupt::requested() {
         return Err(Stopped::Interrupted);
@@ -270,12 +273,10 @@ fn search_within(
     stop.store(false, Ordering::SeqCst);
     // A search that finished is exact even when the limit passed as it
     // ended; only an aborted one is dropped.
-    result.map_err(|_| {
-        if timed_out.load(Ordering::SeqCst) {
-            Stopped::TimeLimit
-        } else {
-            Stopped::Interrupted
-        }
+    result.map_err(|e| match e {
+        AnalysisError::Interrupted if timed_out.load(Ordering::SeqCst) => Stopped::TimeLimit,
+        AnalysisError::Interrupted => Stopped::Interrupted,
+        e => Stopped::Failed(e.to_string()),
     })
 }
 
@@ -350,6 +351,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
         search_within(&solver, p, args.time_limit, "searching").map_err(|stop| match stop {
             Stopped::Interrupted => CliError::Failure("interrupted: no answer".to_string()),
             Stopped::TimeLimit => CliError::Failure(over_limit(args.time_limit)),
+            Stopped::Failed(msg) => CliError::Failure(msg),
         })
     })?;
     if args.json {

@@ -90,7 +90,7 @@ pub fn solve_start(
         tables,
     )?;
     let t1 = Instant::now();
-    let interrupted = |_| CliError::Failure("interrupted".to_string());
+    let interrupted = |e: kalah_solver::search::AnalysisError| CliError::Failure(e.to_string());
     let label = format!("solving Kalah({pits},{seeds})");
     let (turns, mut solution) = with_search_progress(
         &label,

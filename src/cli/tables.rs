@@ -4,17 +4,19 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use kalah_solver::table::{
-    build_tables, verify_tables, BuildConfig, BuildReport, Progress, TableError, TierStats,
-    VerifyConfig,
+    build_tables, file_name, tables_bytes, verify_tables, BuildConfig, BuildReport, Progress,
+    TableError, TierStats, VerifyConfig,
 };
 
 use super::common::{CliError, RulesArgs};
+use super::engine::parse_threads;
 use crate::json::Json;
+use crate::outln;
 
 /// Arguments of `kalah build`.
 #[derive(Args, Debug, Clone)]
@@ -30,9 +32,15 @@ pub struct BuildArgs {
     /// Directory of the table files.
     #[arg(long, default_value = "tables")]
     pub tables: PathBuf,
-    /// Worker threads (0: all cores). The files are the same for any count.
-    #[arg(long, short = 't', default_value_t = 0)]
+    /// Worker threads (0: all cores; at most 1024). The files are the same
+    /// for any count.
+    #[arg(long, short = 't', default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
+    /// Build even when the tables would not fit in this machine's memory
+    /// or the directory's free disk space (or exceed 64 GB where neither
+    /// is known). The build keeps every tier in memory.
+    #[arg(long)]
+    pub no_size_limit: bool,
     /// Print one JSON object with the build report.
     #[arg(long)]
     pub json: bool,
@@ -62,8 +70,8 @@ pub struct VerifyArgs {
     /// Entries of each such tier compared with plain search.
     #[arg(long, default_value_t = 2_000)]
     pub search_sample: u64,
-    /// Worker threads (0: all cores).
-    #[arg(long, short = 't', default_value_t = 0)]
+    /// Worker threads (0: all cores; at most 1024).
+    #[arg(long, short = 't', default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
 }
 
@@ -77,9 +85,10 @@ impl Progress for Bars {
         let bar = ProgressBar::with_draw_target(Some(boards), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
-                "tier {prefix:>3} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+                "tier {prefix:>3} [{bar:30}] {human_pos}/{human_len} {per_sec}{sane_eta}",
             )
             .expect("valid template")
+            .with_key("sane_eta", sane_eta)
             .progress_chars("=> "),
         );
         bar.set_prefix(tier.to_string());
@@ -103,10 +112,58 @@ impl Progress for Bars {
             format!("  {:.1} M boards/s", s.boards as f64 / s.seconds / 1e6)
         };
         eprintln!(
-            "tier {:>3} {how} {:>13} boards {:>8.2} s{rate}",
-            s.tier, s.boards, s.seconds
+            "tier {:>3} {how} {:>13} {:<6} {:>8.2} s{rate}",
+            s.tier,
+            s.boards,
+            if s.boards == 1 { "board" } else { "boards" },
+            s.seconds
         );
     }
+
+    fn waiting(&self, lock: &Path) {
+        eprintln!(
+            "kalah: waiting for another build in {} (lock {})",
+            lock.parent().unwrap_or(Path::new(".")).display(),
+            lock.display()
+        );
+    }
+
+    fn rejected(&self, error: &TableError) {
+        eprintln!("kalah: {error}: building that tier and the tiers above it again");
+    }
+}
+
+/// " ETA 3m 05s": the time left at the average rate so far, once there is
+/// one to speak of (a second of work); nothing when it is unknown or above
+/// 100 hours (at the start of a tier, a rate measured on a few boards gave
+/// estimates like "52w").
+fn sane_eta(state: &ProgressState, w: &mut dyn std::fmt::Write) {
+    let (Some(len), pos, elapsed) = (state.len(), state.pos(), state.elapsed()) else {
+        return;
+    };
+    if pos == 0 || pos >= len || elapsed < Duration::from_secs(1) {
+        return;
+    }
+    let left = elapsed.as_secs_f64() * (len - pos) as f64 / pos as f64;
+    if left.is_finite() && left < 100.0 * 3600.0 {
+        let _ = write!(w, " ETA {}", short_duration(left));
+    }
+}
+
+/// "12s", "3m 05s", "2h 10m".
+fn short_duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// "1 tier", "2 tiers".
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A table error as a command error: interruption and I/O are failures.
@@ -114,17 +171,114 @@ fn table_error(e: TableError) -> CliError {
     CliError::Failure(e.to_string())
 }
 
+/// Tables larger than this are refused where neither the memory nor the
+/// free disk space is known (bytes).
+const FALLBACK_SIZE_LIMIT: u128 = 64_000_000_000;
+
+/// Refuses (input error: status 2) a build of `config` into `dir` that
+/// would not fit: the files need their size on disk (less the tiers
+/// already there), and the build about as much memory (every tier stays in
+/// memory for the tiers above it). Unknown limits are not checked, but
+/// with neither known, more than 64 GB is refused.
+///
+/// # Errors
+/// A build larger than the memory or the free disk space.
+pub fn check_build_size(dir: &Path, config: &BuildConfig) -> Result<(), CliError> {
+    let total = tables_bytes(config.pits, config.max_seeds);
+    let present: u128 = (0..=config.max_seeds)
+        .filter_map(|k| std::fs::metadata(dir.join(file_name(config.pits, config.rules, k))).ok())
+        .map(|m| m.len() as u128)
+        .sum();
+    let disk_needed = total.saturating_sub(present);
+    let memory = physical_memory();
+    let free = free_disk_space(dir);
+    let houses = plural(config.pits as u64, "house", "houses");
+    let what = format!(
+        "tiers 0..={} of {houses} a side take {total} bytes ({:.1} GB) on disk and about as much memory to build",
+        config.max_seeds,
+        total as f64 / 1e9
+    );
+    let hint = "pass --no-size-limit to `kalah build` to build them anyway";
+    if let Some(m) = memory.filter(|&m| total > m as u128) {
+        return Err(CliError::Input(format!(
+            "{what}; this machine has {m} bytes of memory ({hint})"
+        )));
+    }
+    if let Some(f) = free.filter(|&f| disk_needed > f as u128) {
+        return Err(CliError::Input(format!(
+            "{what}; {} has {f} bytes free, {disk_needed} more are needed ({hint})",
+            dir.display()
+        )));
+    }
+    if memory.is_none() && free.is_none() && total > FALLBACK_SIZE_LIMIT {
+        return Err(CliError::Input(format!(
+            "{what}: more than {FALLBACK_SIZE_LIMIT} bytes ({hint})"
+        )));
+    }
+    Ok(())
+}
+
+/// Bytes of physical memory, where the system says (Linux).
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Bytes free for an unprivileged user on the file system of `dir` (or of
+/// its nearest existing ancestor: the build creates it).
+#[cfg(unix)]
+fn free_disk_space(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = dir
+        .ancestors()
+        .find(|d| d.is_dir())
+        .unwrap_or(Path::new("."));
+    let existing = if existing.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        existing
+    };
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a NUL-terminated path and `st` a buffer of the right
+    // type; statvfs only writes into it, and it is read only on success.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: statvfs succeeded, so it filled the structure.
+    let st = unsafe { st.assume_init() };
+    // The field types differ between platforms (u32 or u64).
+    #[allow(clippy::useless_conversion)]
+    u64::from(st.f_bavail).checked_mul(u64::from(st.f_frsize))
+}
+
+#[cfg(not(unix))]
+fn free_disk_space(_dir: &Path) -> Option<u64> {
+    None
+}
+
 /// Builds (or completes) tiers `0..=max_seeds` in `dir` with progress bars
 /// on standard error; the shared step of `build`, `solve`, `play` and
 /// `reproduce`. Ctrl-C ([`crate::interrupt`]) stops it between chunks,
-/// keeping every complete tier; a rerun resumes.
+/// keeping every complete tier; a rerun resumes. Unless `no_size_limit`,
+/// refuses a build that does not fit ([`check_build_size`]).
 ///
 /// # Errors
-/// Unsupported sizes, I/O errors, an interruption.
-pub fn build_with_progress(dir: &Path, config: &BuildConfig) -> Result<BuildReport, CliError> {
+/// A build too large, unsupported sizes, I/O errors, an interruption.
+pub fn build_with_progress(
+    dir: &Path,
+    config: &BuildConfig,
+    no_size_limit: bool,
+) -> Result<BuildReport, CliError> {
+    if !no_size_limit {
+        check_build_size(dir, config)?;
+    }
     eprintln!(
-        "building endgame tables: {} houses, {}, tiers 0..={} in {}",
-        config.pits,
+        "building endgame tables: {} a side, {}, tiers 0..={} in {}",
+        plural(config.pits as u64, "house", "houses"),
         config.rules,
         config.max_seeds,
         dir.display()
@@ -137,13 +291,20 @@ pub fn build_with_progress(dir: &Path, config: &BuildConfig) -> Result<BuildRepo
 
 /// `kalah build`.
 pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
+    if args.max_seeds > kalah_solver::table::MAX_TIER {
+        return Err(CliError::Input(format!(
+            "--max-seeds {}: table entries are one byte, at most {} seeds",
+            args.max_seeds,
+            kalah_solver::table::MAX_TIER
+        )));
+    }
     let config = BuildConfig {
         pits: args.pits,
         rules: args.rules.rules(),
         max_seeds: args.max_seeds,
         threads: args.threads,
     };
-    let report = build_with_progress(&args.tables, &config)?;
+    let report = build_with_progress(&args.tables, &config, args.no_size_limit)?;
     let kept = report.tiers.iter().filter(|t| t.reused).count();
     let rate = report.built_boards as f64 / report.seconds.max(1e-9);
     if args.json {
@@ -157,19 +318,17 @@ pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
             .with("seconds", report.seconds)
             .with("boards_per_second", rate)
             .with("bytes", report.bytes);
-        println!("{}", j.render());
-        return Ok(());
+        return outln!("{}", j.render());
     }
-    println!(
-        "done: {} tiers ({} kept), {} boards built in {:.2} s ({:.1} M boards/s), {:.1} MB of tables",
-        report.tiers.len(),
+    outln!(
+        "done: {} ({} kept), {} built in {:.2} s ({:.1} M boards/s), {:.1} MB of tables",
+        plural(report.tiers.len() as u64, "tier", "tiers"),
         kept,
-        report.built_boards,
+        plural(report.built_boards, "board", "boards"),
         report.seconds,
         rate / 1e6,
         report.bytes as f64 / 1e6
-    );
-    Ok(())
+    )
 }
 
 /// `kalah verify`: checksums, the one-step recurrence and plain search;
@@ -186,13 +345,12 @@ pub fn verify_command(args: &VerifyArgs) -> Result<(), CliError> {
     };
     let t0 = Instant::now();
     let report = verify_tables(&args.tables, &config).map_err(table_error)?;
-    println!(
-        "verified {} files ({:.1} MB checksummed), {} entries re-derived, {} checked by search, in {:.2} s: all correct",
-        report.files,
+    outln!(
+        "verified {} ({:.1} MB checksummed), {} re-derived, {} checked by search, in {:.2} s: all correct",
+        plural(report.files, "file", "files"),
         report.bytes as f64 / 1e6,
-        report.rederived,
+        plural(report.rederived, "entry", "entries"),
         report.searched,
         t0.elapsed().as_secs_f64()
-    );
-    Ok(())
+    )
 }

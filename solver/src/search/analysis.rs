@@ -8,6 +8,41 @@
 use super::solver::{Interrupted, SearchStats, Solver};
 use crate::notation::Line;
 use crate::position::{Position, Side};
+use std::fmt;
+
+/// Why an analysis gave no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnalysisError {
+    /// The search was stopped through [`Solver::stop_flag`].
+    Interrupted,
+    /// No sowing of `position` reaches its value `value`, which the search
+    /// found: the values the search was given contradict each other. The
+    /// search itself is exact, so only endgame tables holding wrong values
+    /// can cause it (a table whose checksum passed is as it was built);
+    /// the answer is refused rather than printed.
+    Inconsistent { position: Position, value: i32 },
+}
+
+impl From<Interrupted> for AnalysisError {
+    fn from(_: Interrupted) -> Self {
+        AnalysisError::Interrupted
+    }
+}
+
+impl fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnalysisError::Interrupted => f.write_str("search interrupted"),
+            AnalysisError::Inconsistent { position, value } => write!(
+                f,
+                "inconsistent values: no sowing of {position} keeps its value {value} \
+                 (the endgame tables hold wrong values: check them with `kalah verify`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AnalysisError {}
 
 /// The exact value of one sowing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,11 +200,13 @@ impl Solver {
     /// a best turn, at a fraction of the cost of [`Solver::analyse`].
     ///
     /// # Errors
-    /// [`Interrupted`] when the stop flag was set.
+    /// [`AnalysisError::Interrupted`] when the stop flag was set,
+    /// [`AnalysisError::Inconsistent`] when the tables contradict
+    /// themselves.
     ///
     /// # Panics
     /// If the position has a different number of houses than the game.
-    pub fn solve_line(&self, position: &Position) -> Result<Solution, Interrupted> {
+    pub fn solve_line(&self, position: &Position) -> Result<Solution, AnalysisError> {
         let before = self.stats();
         let value = self.solve(position)?;
         let pv = self.principal_variation(position, value)?;
@@ -185,11 +222,11 @@ impl Solver {
     /// principal variation to the end of the game.
     ///
     /// # Errors
-    /// [`Interrupted`] when the stop flag was set.
+    /// As [`Solver::solve_line`].
     ///
     /// # Panics
     /// If the position has a different number of houses than the game.
-    pub fn analyse(&self, position: &Position) -> Result<Analysis, Interrupted> {
+    pub fn analyse(&self, position: &Position) -> Result<Analysis, AnalysisError> {
         let before = self.stats();
         let value = self.solve(position)?;
         let me = position.to_move();
@@ -230,7 +267,7 @@ impl Solver {
         &self,
         position: &Position,
         value: i32,
-    ) -> Result<Vec<PvMove>, Interrupted> {
+    ) -> Result<Vec<PvMove>, AnalysisError> {
         let rules = self.game().rules();
         let mut pv = Vec::new();
         let mut pos = *position;
@@ -259,9 +296,13 @@ impl Solver {
                     break;
                 }
             }
-            // Some sowing always keeps the value of a solved position.
+            // Some sowing always keeps the value of a solved position,
+            // unless the values probed contradict each other.
             let Some(house) = chosen else {
-                unreachable!("no sowing keeps the value {v} of {pos}");
+                return Err(AnalysisError::Inconsistent {
+                    position: pos,
+                    value: v,
+                });
             };
             let side = pos.to_move();
             let Ok(played) = pos.play(self.game(), house) else {
@@ -282,11 +323,11 @@ impl Solver {
     /// until the turn passes), and the pie rule.
     ///
     /// # Errors
-    /// [`Interrupted`] when the stop flag was set.
+    /// As [`Solver::solve_line`].
     ///
     /// # Panics
     /// If the position has a different number of houses than the game.
-    pub fn analyse_turns(&self, position: &Position) -> Result<TurnAnalysis, Interrupted> {
+    pub fn analyse_turns(&self, position: &Position) -> Result<TurnAnalysis, AnalysisError> {
         let before = self.stats();
         let value = self.solve(position)?;
         let me = position.to_move();

@@ -32,7 +32,9 @@ pub mod ordering;
 pub mod solver;
 pub mod tt;
 
-pub use analysis::{Analysis, MoveValue, PieAnalysis, PvMove, Solution, TurnAnalysis, TurnValue};
+pub use analysis::{
+    Analysis, AnalysisError, MoveValue, PieAnalysis, PvMove, Solution, TurnAnalysis, TurnValue,
+};
 pub use config::SearchConfig;
 pub use solver::{Interrupted, SearchStats, Solver, SolverError};
 pub use tt::{Bound, TranspositionTable, TtEntry};

@@ -33,17 +33,31 @@
 //! built (plus the page cache of the files written, which the kernel may
 //! drop at will).
 //!
-//! Files are written as `<name>.tmp`, synced, renamed and the directory
-//! synced, each by a thread of its own while the next tier is solved (a
-//! stop or an error waits for it, so every tier before the one abandoned
-//! has its file; writing and the first touch of each new tier's memory
-//! were a quarter of the time of tiers 21 and 22). A rerun keeps every
-//! tier from 0 up whose final file passes the full check (header, size,
-//! end marker, checksum), and rebuilds from the first tier that does not;
-//! stray `.tmp` files are ignored and replaced.
+//! Files are written under a temporary name of the writer's own
+//! (`<name>.tmp.<pid>.<n>`, created exclusively), synced, renamed and the
+//! directory synced, each by a thread of its own while the next tier is
+//! solved (a stop or an error waits for it, so every tier before the one
+//! abandoned has its file; writing and the first touch of each new tier's
+//! memory were a quarter of the time of tiers 21 and 22). After the rename
+//! the builder stamps the file as checked (see [`super::stamp`]): it
+//! computed the checksum from the values it wrote.
+//!
+//! One build at a time per directory, board size and rule set: a build
+//! holds an exclusive lock on `kalah-m{m}-{slug}.lock` in the directory for
+//! its whole run (the lock file itself stays). A second build waits for it
+//! ([`Progress::waiting`]), then resumes from what the first left. Once the
+//! lock is held, temporary files of that board size and rule set can only
+//! be a dead build's, and are removed. Readers take no lock: a final name
+//! only ever appears by an atomic rename.
+//!
+//! A rerun keeps every tier from 0 up whose final file passes the check
+//! (header, size, end marker, checksum: in full, or by its stamp), and
+//! rebuilds from the first tier that does not ([`Progress::rejected`] says
+//! why when the file is there but unusable).
 
 use super::format::{file_len, file_name, trailer, Check, Header, Xxh64};
 use super::reader::TierTable;
+use super::stamp::{self, FileId};
 use super::{Ranker, TableError, MAX_TIER};
 use crate::board::{Board, Game};
 use crate::index::Index;
@@ -56,7 +70,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI8, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The entry of a board not solved yet.
 pub const UNKNOWN: i8 = i8::MIN;
@@ -115,14 +129,103 @@ pub trait Progress: Sync {
     /// computed tier's file may still be being written: it is complete when
     /// [`build_tables`] returns, with success or not.
     fn tier_finished(&self, _stats: &TierStats) {}
+    /// Another build holds the lock file `lock`: this one waits for it.
+    fn waiting(&self, _lock: &Path) {}
+    /// The file of a tier is there but unusable (`error` names it and
+    /// says why): it and every tier above it are built anew.
+    fn rejected(&self, _error: &TableError) {}
+}
+
+/// Bytes of the files of tiers `0..=max_seeds` of `pits` houses a side;
+/// the build needs about as much memory (every tier stays in memory for
+/// the tiers above it).
+pub fn tables_bytes(pits: usize, max_seeds: u32) -> u128 {
+    let index = Index::new(pits);
+    (0..=max_seeds)
+        .map(|k| index.tier_size(k).saturating_add(file_len(0) as u128))
+        .fold(0u128, u128::saturating_add)
+}
+
+/// The lock file of builds of `pits` and `rules` in `dir`.
+pub fn lock_path(dir: &Path, pits: usize, rules: Rules) -> PathBuf {
+    dir.join(format!("kalah-m{pits}-{}.lock", rules.slug()))
+}
+
+/// Takes the build lock of `pits` and `rules` in `dir`, waiting for
+/// another build that holds it (saying so through `progress`) until it
+/// ends or `stop` is set. The lock lasts as long as the returned file is
+/// open (the operating system releases it when the process dies).
+fn lock_build(
+    dir: &Path,
+    pits: usize,
+    rules: Rules,
+    progress: &dyn Progress,
+    stop: &AtomicBool,
+) -> Result<File, TableError> {
+    let path = lock_path(dir, pits, rules);
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| TableError::io(&path, "create the lock file", e))?;
+    let mut said = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if !said {
+                    progress.waiting(&path);
+                    said = true;
+                }
+                if stop.load(Relaxed) {
+                    return Err(TableError::StoppedWaiting { lock: path });
+                }
+                // Polled rather than blocked on, so that a stop is seen.
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(TableError::io(&path, "lock", e));
+            }
+        }
+    }
+}
+
+/// Removes the temporary files of `pits` and `rules` in `dir`: table files
+/// and stamps being written (`<name>.tmp.<pid>.<n>`, and `<name>.tmp` of
+/// older versions). Called with the build lock held, when no live build of
+/// them exists; a reader writing a stamp at that moment only loses it.
+fn remove_stale_temps(dir: &Path, pits: usize, rules: Rules) -> Result<(), TableError> {
+    let prefix = format!("kalah-m{pits}-{}-k", rules.slug());
+    let entries = fs::read_dir(dir).map_err(|e| TableError::io(dir, "list", e))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        let Some(rest) = rest.strip_prefix(".tbl") else {
+            continue;
+        };
+        let rest = rest.strip_prefix(stamp::SUFFIX).unwrap_or(rest);
+        if rest == ".tmp" || rest.starts_with(".tmp.") {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|e| TableError::io(&path, "remove stale file", e))?;
+        }
+    }
+    Ok(())
 }
 
 /// No progress reports.
 impl Progress for () {}
 
 /// Builds (or completes) the tables of `config` in `dir`, creating it if
-/// needed. Checks `stop` before each tier (kept or built) and between the
-/// blocks of boards of a tier; once it is set, the current tier is
+/// needed, holding the build lock of the directory, board size and rule
+/// set (see the module documentation) while it runs. Checks `stop` while
+/// it waits for the lock, before each tier (kept or built) and between
+/// the blocks of boards of a tier; once it is set, the current tier is
 /// abandoned (no file of it is left) and [`TableError::Stopped`] returned,
 /// after the file of the tier before it is complete.
 pub fn build_tables(
@@ -157,6 +260,8 @@ pub fn build_tables(
         }
     }
     fs::create_dir_all(dir).map_err(|e| TableError::io(dir, "create directory", e))?;
+    let _lock = lock_build(dir, pits, rules, progress, stop)?;
+    remove_stale_temps(dir, pits, rules)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(64 << 20)
@@ -191,7 +296,11 @@ pub fn build_tables(
         let path = dir.join(file_name(pits, rules, k));
         let size = index.tier_size(k) as u64;
         if reusing && path.is_file() {
-            if let Ok(t) = TierTable::open(&path, pits, rules, k, Check::Full) {
+            let kept = TierTable::open(&path, pits, rules, k, Check::Remembered);
+            if let Err(e) = &kept {
+                progress.rejected(e);
+            }
+            if let Ok(t) = kept {
                 let buf =
                     HugeBuf::copy_of(t.raw()).map_err(|e| TableError::io(&path, "allocate", e))?;
                 let stats = TierStats {
@@ -280,7 +389,9 @@ impl Drop for Writing {
     }
 }
 
-/// Writes one tier file safely: temporary name, fsync, rename, directory sync.
+/// Writes one tier file safely: a temporary name of this writer's own
+/// (created exclusively), fsync, rename, directory sync; then the stamp
+/// that records its checksum as checked.
 fn write_tier(
     path: &Path,
     pits: usize,
@@ -288,13 +399,11 @@ fn write_tier(
     tier: u32,
     values: &[AtomicI8],
 ) -> Result<(), TableError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = stamp::temp_name(path);
     let header = Header::new(pits, rules, tier, values.len() as u64).to_bytes();
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        let mut hash = Xxh64::new(0);
+    let mut hash = Xxh64::new(0);
+    let mut write = || -> std::io::Result<File> {
+        let mut f = File::options().write(true).create_new(true).open(&tmp)?;
         hash.update(&header);
         f.write_all(&header)?;
         let mut bytes = vec![0u8; WRITE_CHUNK.min(values.len())];
@@ -308,18 +417,29 @@ fn write_tier(
         }
         f.write_all(&trailer(&hash))?;
         f.sync_all()?;
-        Ok(())
+        Ok(f)
     };
-    if let Err(e) = write() {
+    let file = match write() {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(TableError::io(&tmp, "write", e));
+        }
+    };
+    if let Err(e) = fs::rename(&tmp, path) {
         let _ = fs::remove_file(&tmp);
-        return Err(TableError::io(&tmp, "write", e));
+        return Err(TableError::io(path, "rename into place", e));
     }
-    fs::rename(&tmp, path).map_err(|e| TableError::io(path, "rename into place", e))?;
     if let Some(parent) = path.parent() {
         // Make the rename durable; not every platform can open a directory.
         if let Ok(d) = File::open(parent) {
             let _ = d.sync_all();
         }
+    }
+    // The identity of the file just renamed, read from the open file (the
+    // name could already hold another build's file).
+    if let Some(id) = file.metadata().ok().and_then(|m| FileId::of(&m)) {
+        stamp::record(path, &id, hash.finish());
     }
     Ok(())
 }

@@ -3,16 +3,18 @@
 use crate::rules::Rules;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a table file or a table operation failed. Every variant that concerns
-/// a file names it.
-#[derive(Debug)]
+/// a file names it. Cheap to clone: a reader remembers the failure of a tier
+/// and returns it again on every later use of that file.
+#[derive(Debug, Clone)]
 pub enum TableError {
     /// An I/O operation failed.
     Io {
         path: PathBuf,
         op: &'static str,
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
     },
     /// The file does not exist.
     Missing { path: PathBuf },
@@ -65,6 +67,9 @@ pub enum TableError {
     },
     /// The build was stopped by its stop flag; complete tiers are kept.
     Stopped { dir: PathBuf, tier: u32 },
+    /// The build was stopped by its stop flag while it waited for another
+    /// build holding the lock file `lock`; nothing was changed.
+    StoppedWaiting { lock: PathBuf },
     /// The request cannot be served (e.g. a tier beyond what an `i8` holds).
     Unsupported { reason: String },
 }
@@ -87,6 +92,7 @@ impl TableError {
             | BadChecksum { path, .. }
             | WrongValue { path, .. } => Some(path),
             Stopped { dir, .. } => Some(dir),
+            StoppedWaiting { lock } => Some(lock),
             Unsupported { .. } => None,
         }
     }
@@ -100,7 +106,7 @@ impl TableError {
         TableError::Io {
             path: path.to_path_buf(),
             op,
-            source,
+            source: Arc::new(source),
         }
     }
 }
@@ -197,6 +203,11 @@ impl fmt::Display for TableError {
                 "{}: build stopped during tier {tier}; complete tiers are kept, rerun to resume",
                 dir.display()
             ),
+            StoppedWaiting { lock } => write!(
+                f,
+                "{}: build stopped while waiting for another build to release this lock",
+                lock.display()
+            ),
             Unsupported { reason } => write!(f, "unsupported: {reason}"),
         }
     }
@@ -205,7 +216,7 @@ impl fmt::Display for TableError {
 impl std::error::Error for TableError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            TableError::Io { source, .. } => Some(source),
+            TableError::Io { source, .. } => Some(&**source),
             _ => None,
         }
     }

@@ -33,15 +33,20 @@
 //!
 //! # Partial files
 //!
-//! A file is written under a temporary name (`<name>.tmp`), flushed with
-//! `fsync`, then renamed to its final name (and the directory synced), so a
-//! final name normally only ever holds a complete file. Independently of that,
-//! a file is accepted only if its header matches what the reader expects
-//! (magic, version, pits, rule set, encoding, tier, count), its length is
-//! exactly `80 + count`, the end marker is present and — on every open, see
-//! [`Check`] — the checksum matches. A truncated, partially written or
-//! altered file is thus detected and never used; a build that finds one
-//! rebuilds that tier and every tier above it.
+//! A file is written under a temporary name of its writer's own
+//! (`<name>.tmp.<pid>.<n>`, created exclusively: no writer ever truncates
+//! another's), flushed with `fsync`, then renamed to its final name (and
+//! the directory synced), so a final name only ever holds a complete file,
+//! and a file once renamed into place is never written again: it is only
+//! replaced, by another rename. Independently of that, a file is accepted
+//! only if its header matches what the reader expects (magic, version,
+//! pits, rule set, encoding, tier, count), its length is exactly
+//! `80 + count`, the end marker is present and the checksum of the whole
+//! file matches: on every open ([`Check::Full`]), or once per file, the
+//! check being remembered by a stamp beside it that is only trusted for the
+//! very same file ([`Check::Remembered`], see [`super::stamp`]). A
+//! truncated, partially written or altered file is thus detected and never
+//! used; a build that finds one rebuilds that tier and every tier above it.
 
 use serde::{Deserialize, Serialize};
 
@@ -130,15 +135,22 @@ impl Header {
     }
 }
 
-/// How much of a file is checked when it is opened.
+/// How a file's checksum is checked when it is opened. Either way the
+/// whole file's checksum has passed before any value of it is used; the
+/// header, length and end marker are checked on every open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Check {
-    /// Header, length, end marker and the checksum of the whole file (one
-    /// sequential pass at several GB/s; also warms the page cache). Default.
-    #[default]
+    /// The checksum of the whole file, on every open (one sequential pass
+    /// at several GB/s; also warms the page cache). What `verify` does.
     Full,
-    /// Header, length and end marker only.
-    Quick,
+    /// The checksum of the whole file on its first open; later opens trust
+    /// the stamp that the first one left beside the file, as long as the
+    /// file is still exactly the one checked (same device, inode, size,
+    /// modification and change times: see [`super::stamp`]). Without a
+    /// usable stamp (none yet, another file, a read-only directory) this is
+    /// [`Check::Full`]. Default.
+    #[default]
+    Remembered,
 }
 
 /// What a reader expects a file to be.
@@ -150,13 +162,16 @@ pub struct Expect {
     pub count: u64,
 }
 
-/// Checks a whole file image and returns its header. On success the values
-/// are `bytes[HEADER_LEN .. HEADER_LEN + count]`.
-pub fn check_file(
+/// Checks a whole file image and returns its header: the header, length
+/// and end marker always, the checksum of the whole file when `checksum`
+/// (the caller that skips it must know, from a stamp, that this very file
+/// passed it before). On success the values are
+/// `bytes[HEADER_LEN .. HEADER_LEN + count]`.
+pub(crate) fn check_file(
     bytes: &[u8],
     path: &Path,
     expect: &Expect,
-    check: Check,
+    checksum: bool,
 ) -> Result<Header, TableError> {
     let h = Header::decode(bytes, path)?;
     let p = || path.to_path_buf();
@@ -216,9 +231,9 @@ pub fn check_file(
     if bytes[end - 8..] != END_MARKER {
         return Err(TableError::Unfinished { path: p() });
     }
-    if check == Check::Full {
+    if checksum {
         let body = end - TRAILER_LEN;
-        let stored = u64::from_le_bytes(bytes[body..body + 8].try_into().expect("8 bytes"));
+        let stored = stored_checksum(bytes);
         let computed = xxh64(&bytes[..body]);
         if stored != computed {
             return Err(TableError::BadChecksum {
@@ -229,6 +244,17 @@ pub fn check_file(
         }
     }
     Ok(h)
+}
+
+/// The checksum stored in the trailer of a file image whose length and end
+/// marker [`check_file`] accepted.
+pub(crate) fn stored_checksum(bytes: &[u8]) -> u64 {
+    let body = bytes.len().saturating_sub(TRAILER_LEN);
+    let mut b = [0u8; 8];
+    if let Some(s) = bytes.get(body..body + 8) {
+        b.copy_from_slice(s);
+    }
+    u64::from_le_bytes(b)
 }
 
 /// Total length of a file with `count` entries.

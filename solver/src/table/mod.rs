@@ -18,13 +18,19 @@
 //!
 //! * [`mod@format`]: the on-disk format of one tier file (documented whole there).
 //! * [`build`]: [`build_tables`], tier by tier, each tier in parallel;
-//!   deterministic bytes, resumable, interruptible.
+//!   deterministic bytes, resumable, interruptible; one build at a time
+//!   per directory, board size and rule set (a lock file).
 //! * [`reader`]: [`TierTable`] over any byte source and [`Tables`], a lazily
 //!   opened directory of tiers that implements [`crate::Probe`].
+//! * [`stamp`]: the record beside a file that its checksum passed, so
+//!   that a file is read in full once, not on every open.
 //! * [`verify`]: [`verify_tables`]: checksums, the one-step recurrence and an
 //!   independent search.
 //!
-//! Every failure is a [`TableError`] naming the file and the reason.
+//! Every failure is a [`TableError`] naming the file and the reason. No
+//! value is ever read from a file whose whole checksum has not passed.
+//! Files are memory-mapped: nobody may truncate or write into a table file
+//! in place (see [`reader`]); this program only replaces them by rename.
 //!
 //! ```
 //! use kalah_solver::table::{build_tables, BuildConfig, Tables};
@@ -51,12 +57,15 @@
 pub mod build;
 pub mod format;
 pub mod reader;
+pub mod stamp;
 pub mod verify;
 
 mod error;
 mod ranker;
 
-pub use build::{build_tables, BuildConfig, BuildReport, Progress, TierStats};
+pub use build::{
+    build_tables, lock_path, tables_bytes, BuildConfig, BuildReport, Progress, TierStats,
+};
 pub use error::TableError;
 pub use format::{file_name, Check};
 pub use ranker::Ranker;

@@ -1,16 +1,38 @@
 //! Reading tier files: [`TierTable`] over any byte source, and [`Tables`], a
 //! directory of tiers opened lazily, which implements [`Probe`].
+//!
+//! # Contract with the other users of the files (mapped files)
+//!
+//! A tier file is memory-mapped. Once a reader has mapped it, nobody may
+//! truncate it or write into it: the reader would see other values, or be
+//! killed by SIGBUS when it touches a page past a new end. This program's
+//! writers never do that: a file is written under a temporary name and
+//! renamed into place, and a rebuild replaces a file by renaming a new one
+//! over it, which leaves every existing map on the old file (its inode
+//! lives until the last map goes). Deleting a file is safe for the same
+//! reason. Other programs must follow the same rule: copy tables by writing
+//! elsewhere and renaming, never with `cp` over a file that a `kalah`
+//! process may have open, never `truncate` or edit one in place.
+//!
+//! # No value from unchecked bytes
+//!
+//! A [`TierTable`] exists only for bytes whose header, length, end marker
+//! and whole-file checksum passed (the checksum perhaps on an earlier open
+//! of the same file, see [`Check`]); every value anyone reads from the
+//! tables comes from one.
 
-use super::format::{check_file, file_name, Check, Expect, HEADER_LEN};
+use super::format::{check_file, file_name, stored_checksum, Check, Expect, HEADER_LEN};
+use super::stamp::{self, FileId};
 use super::{Ranker, TableError};
 use crate::board::Board;
 use crate::index::Index;
 use crate::rules::Rules;
 use crate::Probe;
 use memmap2::Mmap;
+use rayon::prelude::*;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// One checked tier file. `B` is the file image: a `Vec<u8>` in tests, a
 /// [`Mmap`] in production.
@@ -24,9 +46,54 @@ pub struct TierTable<B> {
     count: u64,
 }
 
+/// What a tier file of `pits` and tier `tier` must be.
+fn expect(pits: usize, rules: Rules, tier: u32) -> Result<Expect, TableError> {
+    if !(1..=crate::rules::MAX_PITS).contains(&pits) {
+        return Err(TableError::Unsupported {
+            reason: format!("{pits} pits a side"),
+        });
+    }
+    let count =
+        u64::try_from(Index::new(pits).tier_size(tier)).map_err(|_| TableError::Unsupported {
+            reason: format!("tier {tier} of {pits} pits is too large"),
+        })?;
+    Ok(Expect {
+        pits,
+        rules,
+        tier,
+        count,
+    })
+}
+
+/// Checks the image `bytes` of the file `path` (see [`Check`]), `id` being
+/// the identity the file had when it was opened, before any of its bytes
+/// were read (`None`: no identity, no stamp: the checksum is computed).
+fn check_image(
+    bytes: &[u8],
+    path: &Path,
+    expect: &Expect,
+    check: Check,
+    id: Option<FileId>,
+) -> Result<(), TableError> {
+    let Some(id) = id else {
+        return check_file(bytes, path, expect, true).map(|_| ());
+    };
+    if check == Check::Remembered {
+        check_file(bytes, path, expect, false)?;
+        if stamp::is_trusted(path, &id, stored_checksum(bytes)) {
+            return Ok(());
+        }
+    }
+    check_file(bytes, path, expect, true)?;
+    stamp::record(path, &id, stored_checksum(bytes));
+    Ok(())
+}
+
 impl<B: AsRef<[u8]>> TierTable<B> {
     /// Checks `bytes` as the file `path` of tier `tier` for `pits` and
-    /// `rules` (see [`Check`]); never panics on any input.
+    /// `rules`: header, length, end marker and the checksum of the whole
+    /// image (an image has no file identity, so no stamp can stand in for
+    /// the checksum, whatever `check` says); never panics on any input.
     pub fn from_bytes(
         bytes: B,
         path: impl Into<PathBuf>,
@@ -35,31 +102,29 @@ impl<B: AsRef<[u8]>> TierTable<B> {
         tier: u32,
         check: Check,
     ) -> Result<TierTable<B>, TableError> {
-        let path = path.into();
-        if !(1..=crate::rules::MAX_PITS).contains(&pits) {
-            return Err(TableError::Unsupported {
-                reason: format!("{pits} pits a side"),
-            });
-        }
-        let count = u64::try_from(Index::new(pits).tier_size(tier)).map_err(|_| {
-            TableError::Unsupported {
-                reason: format!("tier {tier} of {pits} pits is too large"),
-            }
-        })?;
-        let expect = Expect {
-            pits,
-            rules,
-            tier,
-            count,
-        };
-        check_file(bytes.as_ref(), &path, &expect, check)?;
+        TierTable::checked(bytes, path.into(), pits, rules, tier, check, None)
+    }
+
+    /// [`TierTable::from_bytes`] for the image of a file that had identity
+    /// `id` when opened.
+    fn checked(
+        bytes: B,
+        path: PathBuf,
+        pits: usize,
+        rules: Rules,
+        tier: u32,
+        check: Check,
+        id: Option<FileId>,
+    ) -> Result<TierTable<B>, TableError> {
+        let expect = expect(pits, rules, tier)?;
+        check_image(bytes.as_ref(), &path, &expect, check, id)?;
         Ok(TierTable {
             bytes,
             path,
             pits,
             rules,
             tier,
-            count,
+            count: expect.count,
         })
     }
 
@@ -101,17 +166,29 @@ impl<B: AsRef<[u8]>> TierTable<B> {
     }
 }
 
-/// Maps the file at `path` read-only.
-fn map_file(path: &Path) -> Result<Mmap, TableError> {
+/// Maps the file at `path` read-only; also returns its identity, read
+/// from the open file before the map (so that it is the identity of the
+/// bytes mapped).
+fn map_file(path: &Path) -> Result<(Mmap, Option<FileId>), TableError> {
     let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
-    // SAFETY: the file is only read through the map; table files are never
-    // modified in place (they are replaced by rename), so the mapped bytes
-    // stay valid while the map lives.
-    unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))
+    let id = file.metadata().ok().and_then(|m| FileId::of(&m));
+    // SAFETY: the file is only read through the map, and by the contract
+    // of this module (see its documentation) nobody truncates or writes
+    // into a table file: they are replaced by rename, which leaves this
+    // map on the old file.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
+    Ok((map, id))
 }
 
 impl TierTable<Mmap> {
-    /// Maps and checks the file at `path`.
+    /// Maps and checks the file at `path` (see [`Check`]).
+    ///
+    /// # Contract
+    /// The map stays valid only while nobody truncates the file or writes
+    /// into it (see the module documentation): a truncation under a live
+    /// map kills the process with SIGBUS when it touches the lost pages.
+    /// Replace table files by renaming a new file over them, as the
+    /// builder does.
     pub fn open(
         path: &Path,
         pits: usize,
@@ -119,14 +196,17 @@ impl TierTable<Mmap> {
         tier: u32,
         check: Check,
     ) -> Result<TierTable<Mmap>, TableError> {
-        TierTable::from_bytes(map_file(path)?, path, pits, rules, tier, check)
+        let (map, id) = map_file(path)?;
+        TierTable::checked(map, path.to_path_buf(), pits, rules, tier, check, id)
     }
 
     /// Reads the file at `path` into anonymous memory that asks for
-    /// transparent huge pages, then checks it. A search probes tables at
-    /// random, and with 4 KiB pages of a file map nearly every probe misses
-    /// the TLB (expensive under virtualisation); huge pages make most probes
-    /// a single cache miss. Costs the file's size in memory.
+    /// transparent huge pages, after checking it (see [`Check`]). A search
+    /// probes tables at random, and with 4 KiB pages of a file map nearly
+    /// every probe misses the TLB (expensive under virtualisation); huge
+    /// pages make most probes a single cache miss. Costs the file's size in
+    /// memory. The same contract as [`TierTable::open`] holds while the
+    /// file is being read.
     pub fn load(
         path: &Path,
         pits: usize,
@@ -134,13 +214,11 @@ impl TierTable<Mmap> {
         tier: u32,
         check: Check,
     ) -> Result<TierTable<Mmap>, TableError> {
-        let source = map_file(path)?;
-        if source.len() <= HEADER_LEN {
-            // Too short to be a table: the checker says why.
-            return TierTable::from_bytes(source, path, pits, rules, tier, check);
-        }
+        let (source, id) = map_file(path)?;
+        let source = TierTable::checked(source, path.to_path_buf(), pits, rules, tier, check, id)?;
+        let bytes: &[u8] = source.bytes.as_ref();
         let mut copy = memmap2::MmapOptions::new()
-            .len(source.len())
+            .len(bytes.len())
             .map_anon()
             .map_err(|e| TableError::io(path, "allocate", e))?;
         #[cfg(target_os = "linux")]
@@ -148,18 +226,44 @@ impl TierTable<Mmap> {
             // Only a hint: without huge pages the table works the same.
             let _ = copy.advise(memmap2::Advice::HugePage);
         }
-        copy[..source.len()].copy_from_slice(&source);
+        copy[..bytes.len()].copy_from_slice(bytes);
         let map = copy
             .make_read_only()
             .map_err(|e| TableError::io(path, "protect", e))?;
-        drop(source);
-        TierTable::from_bytes(map, path, pits, rules, tier, check)
+        Ok(TierTable {
+            bytes: map,
+            path: source.path,
+            pits,
+            rules,
+            tier,
+            count: source.count,
+        })
     }
+}
+
+/// One tier of [`Tables`]: the table once opened, or the last failure.
+#[derive(Default)]
+struct Slot {
+    table: OnceLock<TierTable<Mmap>>,
+    /// The last failure to open the tier, and the identity its file had
+    /// before that attempt (`None`: none, e.g. no such file). It is
+    /// returned again as long as the file keeps that identity: a damaged
+    /// file is not read again and again, and one replaced (a rebuild) is
+    /// tried again.
+    failure: Mutex<Option<(Option<FileId>, TableError)>>,
 }
 
 /// A directory of tier files for one board size and rule set, opened lazily:
 /// [`Tables::open`] only looks at which files exist; a tier is mapped and
-/// checked (fully, by default: see [`Check`]) on first use.
+/// checked (see [`Check`]) on first use, or by [`Tables::open_all`].
+///
+/// # Contract
+/// As for [`TierTable::open`]: nobody may truncate or write into a table
+/// file while a `Tables` may have it mapped; files are replaced by rename.
+/// A probe of a tier whose file turns out unusable gives no value (see
+/// [`Tables::probe`](Probe::probe)); a search must therefore open every
+/// tier it may probe first, with [`Tables::open_all`], and fail on an
+/// error there rather than search on without a tier.
 pub struct Tables {
     dir: PathBuf,
     pits: usize,
@@ -169,7 +273,7 @@ pub struct Tables {
     /// Tiers are copied into huge-page memory instead of mapped.
     resident: bool,
     ranker: Ranker,
-    tiers: Vec<OnceLock<Result<TierTable<Mmap>, TableError>>>,
+    tiers: Vec<Slot>,
 }
 
 impl std::fmt::Debug for Tables {
@@ -186,8 +290,9 @@ impl std::fmt::Debug for Tables {
 impl Tables {
     /// Opens the tiers `0..=K` of `dir` for `pits` and `rules`, `K` being the
     /// largest with every file `0..=K` present. Fails if tier 0 is missing.
+    /// Each file's checksum is checked once ([`Check::Remembered`]).
     pub fn open(dir: impl AsRef<Path>, pits: usize, rules: Rules) -> Result<Tables, TableError> {
-        Tables::open_with(dir, pits, rules, None, Check::Full)
+        Tables::open_with(dir, pits, rules, None, Check::Remembered)
     }
 
     /// As [`Tables::open`], using at most `limit` seeds and checking files
@@ -205,11 +310,7 @@ impl Tables {
                 reason: format!("{pits} pits a side"),
             });
         }
-        let limit = limit.unwrap_or(super::MAX_TIER).min(super::MAX_TIER);
-        let mut present = 0u32;
-        while present <= limit && dir.join(file_name(pits, rules, present)).is_file() {
-            present += 1;
-        }
+        let present = present_tiers(&dir, pits, rules, limit);
         if present == 0 {
             return Err(TableError::Missing {
                 path: dir.join(file_name(pits, rules, 0)),
@@ -223,7 +324,7 @@ impl Tables {
             check,
             resident: false,
             ranker: Ranker::new(pits),
-            tiers: (0..present).map(|_| OnceLock::new()).collect(),
+            tiers: (0..present).map(|_| Slot::default()).collect(),
         })
     }
 
@@ -256,24 +357,67 @@ impl Tables {
     }
 
     /// Tier `k`, mapped and checked on first use; `None` above
-    /// [`Probe::max_seeds`]. A failure is remembered and returned again.
-    pub fn tier(&self, k: u32) -> Option<Result<&TierTable<Mmap>, &TableError>> {
-        let cell = self.tiers.get(k as usize)?;
-        let t = cell.get_or_init(|| {
-            let open = if self.resident {
-                TierTable::load
-            } else {
-                TierTable::open
-            };
-            open(&self.path(k), self.pits, self.rules, k, self.check)
-        });
-        Some(t.as_ref())
+    /// [`Probe::max_seeds`]. A failure is returned again on later calls as
+    /// long as the file is the same (same identity); a file replaced since
+    /// (a rebuild) is opened again.
+    pub fn tier(&self, k: u32) -> Option<Result<&TierTable<Mmap>, TableError>> {
+        let slot = self.tiers.get(k as usize)?;
+        if let Some(t) = slot.table.get() {
+            return Some(Ok(t));
+        }
+        // One thread opens (and perhaps checksums) a file at a time; the
+        // others wait for its result.
+        let mut failure = slot.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(t) = slot.table.get() {
+            return Some(Ok(t));
+        }
+        let path = self.path(k);
+        let before = FileId::at(&path);
+        if let Some((id, e)) = &*failure {
+            if *id == before {
+                return Some(Err(e.clone()));
+            }
+        }
+        let open = if self.resident {
+            TierTable::load
+        } else {
+            TierTable::open
+        };
+        match open(&path, self.pits, self.rules, k, self.check) {
+            Ok(t) => {
+                *failure = None;
+                Some(Ok(slot.table.get_or_init(|| t)))
+            }
+            Err(e) => {
+                *failure = Some((before, e.clone()));
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Opens and checks every tier now (in parallel), so that no probe can
+    /// meet an unusable file later: what a search must do before it starts.
+    ///
+    /// # Errors
+    /// The failure of the lowest tier that cannot be used.
+    pub fn open_all(&self) -> Result<(), TableError> {
+        let failures: Vec<(u32, TableError)> = (0..=self.max_seeds)
+            .into_par_iter()
+            .filter_map(|k| match self.tier(k) {
+                Some(Err(e)) => Some((k, e)),
+                _ => None,
+            })
+            .collect();
+        match failures.into_iter().min_by_key(|(k, _)| *k) {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// The value of `board`: `Ok(None)` when it holds more seeds than the
     /// tables cover (or seeds in houses a board of this size does not
     /// have), an error when its tier's file is unusable.
-    pub fn try_probe(&self, board: Board) -> Result<Option<i32>, &TableError> {
+    pub fn try_probe(&self, board: Board) -> Result<Option<i32>, TableError> {
         let lanes = (1u128 << (8 * self.pits)) - 1;
         if board.packed() & !(lanes | lanes << 64) != 0 {
             return Ok(None);
@@ -286,6 +430,17 @@ impl Tables {
     }
 }
 
+/// The number of tiers `0..N` of `pits` and `rules` whose files are all in
+/// `dir`, up to `limit` seeds (and [`super::MAX_TIER`]).
+pub(crate) fn present_tiers(dir: &Path, pits: usize, rules: Rules, limit: Option<u32>) -> u32 {
+    let limit = limit.unwrap_or(super::MAX_TIER).min(super::MAX_TIER);
+    let mut present = 0u32;
+    while present <= limit && dir.join(file_name(pits, rules, present)).is_file() {
+        present += 1;
+    }
+    present
+}
+
 impl Probe for Tables {
     fn max_seeds(&self) -> u32 {
         self.max_seeds
@@ -293,14 +448,19 @@ impl Probe for Tables {
 
     /// `None` also when the board's tier file turns out unusable (the error
     /// is available from [`Tables::try_probe`] and [`Tables::tier`]): never
-    /// a wrong value.
+    /// a wrong value. A search opens every tier first
+    /// ([`Tables::open_all`]), so that this cannot happen during it.
     fn probe(&self, board: Board) -> Option<i32> {
         self.try_probe(board).ok().flatten()
     }
 
     #[inline]
     fn prefetch(&self, board: Board) {
-        let Some(Ok(t)) = self.tiers.get(board.seeds() as usize).and_then(|c| c.get()) else {
+        let Some(t) = self
+            .tiers
+            .get(board.seeds() as usize)
+            .and_then(|c| c.table.get())
+        else {
             return;
         };
         if let Some(byte) = t.raw().get(self.ranker.rank(board) as usize) {

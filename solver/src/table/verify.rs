@@ -72,20 +72,18 @@ pub fn verify_tables(dir: &Path, config: &VerifyConfig) -> Result<VerifyReport, 
             reason: format!("{pits} pits a side"),
         });
     }
+    // Every tier up to the largest asked for, or the largest file present:
+    // a tier missing below it is a failure (named), not the end of the set.
     let max = match config.max_seeds {
         Some(k) => k.min(MAX_TIER),
-        None => {
-            let mut k = 0;
-            while k <= MAX_TIER && dir.join(file_name(pits, rules, k)).is_file() {
-                k += 1;
-            }
-            if k == 0 {
+        None => match highest_tier_present(dir, pits, rules)? {
+            Some(k) => k,
+            None => {
                 return Err(TableError::Missing {
                     path: dir.join(file_name(pits, rules, 0)),
-                });
+                })
             }
-            k - 1
-        }
+        },
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
@@ -96,10 +94,30 @@ pub fn verify_tables(dir: &Path, config: &VerifyConfig) -> Result<VerifyReport, 
     pool.install(|| verify_in_pool(dir, config, max))
 }
 
+/// The largest tier of `pits` and `rules` with a file in `dir`, if any.
+fn highest_tier_present(dir: &Path, pits: usize, rules: Rules) -> Result<Option<u32>, TableError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| TableError::io(dir, "list", e))?;
+    Ok(entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| tier_of(n, pits, rules)))
+        .max())
+}
+
+/// The tier whose file is named `name` for `pits` and `rules`, if it is one.
+fn tier_of(name: &str, pits: usize, rules: Rules) -> Option<u32> {
+    let k: u32 = name
+        .strip_prefix(&format!("kalah-m{pits}-{}-k", rules.slug()))?
+        .strip_suffix(".tbl")?
+        .parse()
+        .ok()?;
+    (k <= MAX_TIER && file_name(pits, rules, k) == name).then_some(k)
+}
+
 fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyReport, TableError> {
     let VerifyConfig { pits, rules, .. } = *config;
     let mut report = VerifyReport::default();
-    // 1. Every file: header, size, end marker and checksum (in parallel).
+    // 1. Every file: header, size, end marker and checksum, in full, stamps
+    // ignored (in parallel). The first failure in tier order is reported.
     let tiers: Vec<Result<TierTable<Mmap>, TableError>> = (0..=max)
         .into_par_iter()
         .map(|k| {
@@ -113,6 +131,7 @@ fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyR
         })
         .collect();
     let tiers = tiers.into_iter().collect::<Result<Vec<_>, _>>()?;
+    debug_assert_eq!(tiers.len() as u32, max + 1);
     report.files = tiers.len() as u32;
     report.bytes = tiers
         .iter()

@@ -261,6 +261,9 @@ impl Batch<'_> {
                         a.render(None)
                     }
                     Err(Stopped::Interrupted) => return Ok(None),
+                    Err(Stopped::Failed(msg)) => {
+                        return Err(CliError::Failure(format!("line {n}: {msg}")))
+                    }
                     Err(Stopped::TimeLimit) => {
                         self.over_limit += 1;
                         let msg = format!("line {n}: {}", over_limit(self.args.time_limit));
