@@ -9,6 +9,7 @@ use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::reproduce::{self, ReproduceArgs};
 use kalah::cli::solve::{self, SolveArgs};
+use kalah::cli::table_dir::{self, TablesArgs};
 use kalah::cli::tables::{self, BuildArgs, VerifyArgs};
 use kalah::cli::CliError;
 
@@ -24,7 +25,7 @@ const EXAMPLES: &str = "Examples:
   kalah query \"4 4 0 5 5 5 1 4 4 4 4 4 4 0 S\"         one position, every move's value
   kalah query --batch positions.txt > values.jsonl    one JSON line per position
   kalah play --pits 4 --seeds 3 --hints                play against perfect play
-  kalah build --pits 6 --max-seeds 22                  endgame tables to 22 seeds in tables/
+  kalah build --pits 6 --max-seeds 22                  endgame tables to 22 seeds (see kalah tables)
   kalah reproduce                                      the published results, side by side
   kalah play-line --idu --empty-capture 25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3";
 
@@ -60,6 +61,9 @@ enum Command {
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
     Verify(VerifyArgs),
+    /// Where the endgame tables are, what is there and how big; `clean`
+    /// removes them.
+    Tables(TablesArgs),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Build(a) => tables::build_command(a),
         Command::Verify(a) => tables::verify_command(a),
+        Command::Tables(a) => table_dir::tables_command(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

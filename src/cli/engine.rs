@@ -11,6 +11,7 @@ use kalah_solver::table::{Check, Tables, MAX_TIER};
 use kalah_solver::{Game, Probe, Rules};
 
 use super::common::CliError;
+use super::table_dir::{self, TableDir};
 use super::tables::build_with_progress;
 use crate::interrupt;
 use kalah_solver::table::BuildConfig;
@@ -18,9 +19,11 @@ use kalah_solver::table::BuildConfig;
 /// Where the endgame tables are and how many seeds they cover.
 #[derive(Args, Clone, Debug)]
 pub struct TableArgs {
-    /// Directory of the endgame tables.
-    #[arg(long, default_value = "tables")]
-    pub tables: PathBuf,
+    /// Directory of the endgame tables (default: $KALAH_TABLES, else the
+    /// source tree's tables/, else ~/.local/share/kalah/tables; `kalah
+    /// tables` shows which).
+    #[arg(long, value_name = "DIR")]
+    pub tables: Option<PathBuf>,
     /// Use tables of boards with up to K seeds. `solve`, `play` and
     /// `reproduce` build missing tiers first. Default: the tiers already in
     /// the directory (up to about 4 GB of them), and at least as many as
@@ -32,6 +35,13 @@ pub struct TableArgs {
     /// Search without endgame tables.
     #[arg(long)]
     pub no_tables: bool,
+}
+
+impl TableArgs {
+    /// The table directory these flags name (see [`table_dir`]).
+    pub fn dir(&self) -> TableDir {
+        table_dir::resolve(self.tables.as_deref())
+    }
 }
 
 /// How the search runs; the switches exist to measure each enhancement.
@@ -183,6 +193,7 @@ pub fn prepare_tables(
     if args.no_tables {
         return Ok(None);
     }
+    let dir = args.dir();
     if let Some(k) = args.table_seeds.filter(|&k| k > MAX_TIER) {
         return Err(CliError::Input(format!(
             "--table-seeds {k}: table entries are one byte, at most {MAX_TIER} seeds"
@@ -191,7 +202,7 @@ pub fn prepare_tables(
     let k = args.table_seeds.unwrap_or_else(|| {
         // Which files are there (none is read here).
         let present = Tables::open_with(
-            &args.tables,
+            &dir.path,
             pits,
             rules,
             Some(total_seeds.saturating_sub(1)),
@@ -216,7 +227,7 @@ pub fn prepare_tables(
     // 4.5 s copied, 2.8-2.9 s mapped).
     let resident = !short_search(total_seeds, k);
     let open = || -> Result<Tables, kalah_solver::table::TableError> {
-        let t = Tables::open_with(&args.tables, pits, rules, Some(k), Check::Remembered)?;
+        let t = Tables::open_with(&dir.path, pits, rules, Some(k), Check::Remembered)?;
         let t = if resident { t.resident() } else { t };
         if t.max_seeds() == k {
             t.open_all()?;
@@ -234,20 +245,21 @@ pub fn prepare_tables(
             max_seeds: k,
             threads: 0,
         };
-        build_with_progress(&args.tables, &config, false)?;
+        dir.ensure(false)?;
+        build_with_progress(&dir.path, &config, false)?;
         tables = open();
     }
     let tables = tables.map_err(|e| {
         CliError::Failure(format!(
             "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
-            args.tables.display()
+            dir.path.display()
         ))
     })?;
     if tables.max_seeds() < k {
         // Without `build`, or a file gone since the build.
         return Err(CliError::Failure(format!(
             "endgame tables in {}: {}: no such table file (build them with `kalah build --pits {pits} --max-seeds {k}`)",
-            args.tables.display(),
+            dir.path.display(),
             tables.path(tables.max_seeds() + 1).display()
         )));
     }

@@ -80,8 +80,9 @@ fn open_tables(
     }
     // Each tier is checked when first used: header, size, end marker, and
     // the checksum of the whole file once per file (remembered by a stamp).
+    let dir = args.tables.dir();
     match Tables::open_with(
-        &args.tables.tables,
+        &dir.path,
         pits,
         rules,
         args.tables.table_seeds,
@@ -92,7 +93,7 @@ fn open_tables(
             None,
             Some(format!(
                 "no endgame tables for {pits} houses and these rules in {}: searching without them",
-                args.tables.tables.display()
+                dir.path.display()
             )),
         ),
         Err(e) => (None, Some(format!("endgame tables not used: {e}"))),

@@ -121,7 +121,8 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let with_turns = args.all_moves || args.pie;
     let rules = args.rules.rules();
     let (pits, seeds) = (args.game.pits, args.game.seeds);
-    let dir = args.tables.tables.display();
+    let dir = args.tables.dir().path;
+    let dir = dir.display();
     // A game out of range is refused before anything is printed.
     start_position(pits, seeds)?;
     if !args.json {

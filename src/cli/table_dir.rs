@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use kalah_solver::table::file_name;
+use kalah_solver::table::{file_name, lock_path, stamp};
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
 use super::common::CliError;
@@ -180,19 +180,42 @@ fn all_rules() -> [Rules; 6] {
     out
 }
 
-/// What a file name in a table directory is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What a file of a table directory is, with the set (houses, rule set)
+/// it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
-    /// A tier file: houses, rule set, tier.
+    /// A tier file (`kalah-m6-ec-k20.tbl`): houses, rule set, tier.
     Tier(usize, Rules, u32),
-    /// Something a table writer leaves beside a tier file of this set:
-    /// a temporary file of a build, a lock, a note that a file was checked.
-    Aux(usize, Rules),
+    /// The stamp that tier's checksum was checked (`<tier file>.checked`).
+    Stamp(usize, Rules, u32),
+    /// A file being written, or left by a build that was killed
+    /// (`<tier file or stamp>.tmp...`).
+    Temp(usize, Rules),
+    /// The build lock of the set (`kalah-m6-ec.lock`); it stays.
+    Lock(usize, Rules),
+}
+
+impl Entry {
+    fn set(self) -> (usize, Rules) {
+        match self {
+            Entry::Tier(p, r, _)
+            | Entry::Stamp(p, r, _)
+            | Entry::Temp(p, r)
+            | Entry::Lock(p, r) => (p, r),
+        }
+    }
+
+    /// The tier a tier file or a stamp is of.
+    fn tier(self) -> Option<u32> {
+        match self {
+            Entry::Tier(_, _, k) | Entry::Stamp(_, _, k) => Some(k),
+            _ => None,
+        }
+    }
 }
 
 /// Reads a file name written by the table code; `None` for anything else.
 fn classify(name: &str) -> Option<Entry> {
-    let name = name.strip_prefix('.').unwrap_or(name);
     let rest = name.strip_prefix("kalah-m")?;
     let digits = rest.find(|c: char| !c.is_ascii_digit())?;
     let pits: usize = rest[..digits].parse().ok()?;
@@ -210,14 +233,19 @@ fn classify(name: &str) -> Option<Entry> {
             let Ok(k) = tier[..tier_digits].parse::<u32>() else {
                 continue;
             };
-            if file_name(pits, rules, k) == name {
-                return Some(Entry::Tier(pits, rules, k));
-            }
-            if name.starts_with(&file_name(pits, rules, k)) {
-                return Some(Entry::Aux(pits, rules));
-            }
-        } else if after.starts_with('.') {
-            return Some(Entry::Aux(pits, rules));
+            let tier = file_name(pits, rules, k);
+            let Some(tail) = name.strip_prefix(&tier) else {
+                continue;
+            };
+            let stamp = tail.strip_prefix(stamp::SUFFIX);
+            return match (tail, stamp) {
+                ("", _) => Some(Entry::Tier(pits, rules, k)),
+                (_, Some("")) => Some(Entry::Stamp(pits, rules, k)),
+                (_, Some(t)) | (t, None) if t.starts_with(".tmp") => Some(Entry::Temp(pits, rules)),
+                _ => None,
+            };
+        } else if after == ".lock" && lock_path(Path::new(""), pits, rules) == Path::new(name) {
+            return Some(Entry::Lock(pits, rules));
         }
     }
     None
@@ -227,9 +255,11 @@ fn classify(name: &str) -> Option<Entry> {
 #[derive(Clone, Debug, Default)]
 struct Set {
     tiers: Vec<u32>,
-    tier_bytes: u64,
-    aux_files: u64,
-    aux_bytes: u64,
+    /// Tier files, their stamps and the lock.
+    bytes: u64,
+    /// Temporary files: being written, or left by a killed build.
+    temp_files: u64,
+    temp_bytes: u64,
 }
 
 impl Set {
@@ -296,9 +326,7 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
         if !meta.is_file() {
             continue;
         }
-        let key = match kind {
-            Entry::Tier(p, r, _) | Entry::Aux(p, r) => (p, r),
-        };
+        let key = kind.set();
         let at = match sets.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
@@ -310,11 +338,12 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
         match kind {
             Entry::Tier(_, _, k) => {
                 set.tiers.push(k);
-                set.tier_bytes += meta.len();
+                set.bytes += meta.len();
             }
-            Entry::Aux(..) => {
-                set.aux_files += 1;
-                set.aux_bytes += meta.len();
+            Entry::Stamp(..) | Entry::Lock(..) => set.bytes += meta.len(),
+            Entry::Temp(..) => {
+                set.temp_files += 1;
+                set.temp_bytes += meta.len();
             }
         }
     }
@@ -392,6 +421,27 @@ pub struct CleanArgs {
     pub dry_run: bool,
 }
 
+/// Takes the build lock of a set without waiting: `None` when a build of
+/// that set holds it.
+fn try_lock(dir: &Path, pits: usize, rules: Rules) -> Result<Option<fs::File>, CliError> {
+    let path = lock_path(dir, pits, rules);
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| CliError::Failure(format!("cannot open the lock {}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(e)) => Err(CliError::Failure(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 fn parse_slug(s: &str) -> Result<Rules, String> {
     all_rules()
         .into_iter()
@@ -424,7 +474,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
     } else {
         Vec::new()
     };
-    let total: u64 = sets.iter().map(|(_, s)| s.tier_bytes + s.aux_bytes).sum();
+    let total: u64 = sets.iter().map(|(_, s)| s.bytes + s.temp_bytes).sum();
     if json {
         let items: Vec<Json> = sets
             .iter()
@@ -437,9 +487,9 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
                         s.tiers.iter().map(|&t| t as i64).collect::<Vec<_>>(),
                     )
                     .with("complete_up_to", s.complete_up_to().map(|k| k as i64))
-                    .with("bytes", s.tier_bytes as i64)
-                    .with("leftover_files", s.aux_files as i64)
-                    .with("leftover_bytes", s.aux_bytes as i64)
+                    .with("bytes", s.bytes as i64)
+                    .with("temporary_files", s.temp_files as i64)
+                    .with("temporary_bytes", s.temp_bytes as i64)
             })
             .collect();
         let j = Json::object()
@@ -464,7 +514,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         return Ok(());
     }
     outln!(
-        "{:>6}  {:<12} {:<24} {:>10}  leftovers",
+        "{:>6}  {:<12} {:<24} {:>10}  temporary files",
         "houses",
         "rules",
         "tiers",
@@ -477,19 +527,19 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         } else if s.complete_up_to() != s.tiers.last().copied() {
             tiers.push_str(" (gap)");
         }
-        let leftovers = if s.aux_files == 0 {
+        let leftovers = if s.temp_files == 0 {
             String::new()
         } else {
             format!(
                 "{}, {}",
-                count(s.aux_files, "file"),
-                bytes_text(s.aux_bytes)
+                count(s.temp_files, "file"),
+                bytes_text(s.temp_bytes)
             )
         };
         outln!(
             "{pits:>6}  {:<12} {tiers:<24} {:>10}  {leftovers}",
             rules.slug(),
-            bytes_text(s.tier_bytes)
+            bytes_text(s.bytes)
         )?;
     }
     outln!("total: {}", bytes_text(total))?;
@@ -515,6 +565,9 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
         ))
     })?;
     let mut doomed: Vec<(PathBuf, u64)> = Vec::new();
+    // The build locks taken so far, by set: held until the files are gone,
+    // so that no build of a set runs while its files are removed.
+    let mut locks: Vec<((usize, Rules), Option<fs::File>)> = Vec::new();
     for entry in read.flatten() {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
@@ -522,16 +575,34 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
         let Some(kind) = classify(&name) else {
             continue;
         };
-        let (pits, rules, tier) = match kind {
-            Entry::Tier(p, r, k) => (p, r, Some(k)),
-            Entry::Aux(p, r) => (p, r, None),
-        };
-        let selected = c.pits.is_none_or(|p| p as usize == pits)
+        let (pits, rules) = kind.set();
+        let selected = !matches!(kind, Entry::Lock(..))
+            && c.pits.is_none_or(|p| p as usize == pits)
             && c.rules.is_none_or(|r| r == rules)
-            && c.above.is_none_or(|a| tier.is_none_or(|k| k > a));
-        if selected {
-            let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            doomed.push((entry.path(), len));
+            && c.above.is_none_or(|a| kind.tier().is_none_or(|k| k > a));
+        if !selected {
+            continue;
+        }
+        if !locks.iter().any(|(set, _)| *set == (pits, rules)) {
+            locks.push(((pits, rules), try_lock(&dir.path, pits, rules)?));
+        }
+        if locks
+            .iter()
+            .any(|(set, lock)| *set == (pits, rules) && lock.is_none())
+        {
+            continue;
+        }
+        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        doomed.push((entry.path(), len));
+    }
+    for ((pits, rules), lock) in &locks {
+        if lock.is_none() {
+            eprintln!(
+                "kalah: a build of {} houses, {} is running in {}: its files are left alone",
+                pits,
+                rules.slug(),
+                dir.path.display()
+            );
         }
     }
     doomed.sort();
@@ -593,23 +664,33 @@ mod tests {
                     let name = file_name(pits, rules, k);
                     assert_eq!(classify(&name), Some(Entry::Tier(pits, rules, k)), "{name}");
                     let tmp = format!("{name}.tmp.123.4");
-                    assert_eq!(classify(&tmp), Some(Entry::Aux(pits, rules)), "{tmp}");
+                    assert_eq!(classify(&tmp), Some(Entry::Temp(pits, rules)), "{tmp}");
+                    let st = format!("{name}{}", stamp::SUFFIX);
+                    assert_eq!(classify(&st), Some(Entry::Stamp(pits, rules, k)), "{st}");
+                    let st_tmp = format!("{st}.tmp.9.1");
+                    assert_eq!(
+                        classify(&st_tmp),
+                        Some(Entry::Temp(pits, rules)),
+                        "{st_tmp}"
+                    );
                 }
             }
+            let lock = lock_path(Path::new(""), 6, rules);
+            let lock = lock.to_str().unwrap().to_string();
+            assert_eq!(classify(&lock), Some(Entry::Lock(6, rules)), "{lock}");
         }
+        // Nothing else is taken for a table file: clean never touches it.
         for other in [
             "README.md",
             "kalah-m6-xx-k3.tbl",
-            "kalah-m6-ec-k3.tbl.bak2x",
+            "kalah-m6-ec-k3.tbl.bak",
             "kalah-m-ec-k3.tbl",
+            "kalah-m6-ec-k03.tbl",
+            "my-kalah-m6-ec-k3.tbl",
+            "kalah-m6-ec.lock2",
         ] {
-            assert!(
-                matches!(classify(other), None | Some(Entry::Aux(..))),
-                "{other}"
-            );
+            assert_eq!(classify(other), None, "{other}");
         }
-        assert_eq!(classify("README.md"), None);
-        assert_eq!(classify("kalah-m6-xx-k3.tbl"), None);
     }
 
     #[test]

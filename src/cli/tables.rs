@@ -13,25 +13,28 @@ use kalah_solver::table::{
     TableError, TierStats, VerifyConfig,
 };
 
-use super::common::{CliError, RulesArgs};
+use super::common::{usize_in, CliError, RulesArgs, PITS_RANGE};
 use super::engine::parse_threads;
+use super::table_dir;
 use crate::json::Json;
 use crate::outln;
 
 /// Arguments of `kalah build`.
 #[derive(Args, Debug, Clone)]
 pub struct BuildArgs {
-    /// Houses a side.
-    #[arg(long, short = 'm', default_value_t = 6)]
+    /// Houses a side (1..=8).
+    #[arg(long, short = 'm', default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
     pub pits: usize,
     /// Build tiers 0..=K: every board with up to K seeds on it (at most 127).
     #[arg(long, short = 'k', value_name = "K")]
     pub max_seeds: u32,
     #[command(flatten)]
     pub rules: RulesArgs,
-    /// Directory of the table files.
-    #[arg(long, default_value = "tables")]
-    pub tables: PathBuf,
+    /// Directory of the endgame tables (default: $KALAH_TABLES, else the
+    /// source tree's tables/, else ~/.local/share/kalah/tables; `kalah
+    /// tables` shows which).
+    #[arg(long, value_name = "DIR")]
+    pub tables: Option<PathBuf>,
     /// Worker threads (0: all cores; at most 1024). The files are the same
     /// for any count.
     #[arg(long, short = 't', default_value_t = 0, value_parser = parse_threads)]
@@ -49,17 +52,19 @@ pub struct BuildArgs {
 /// Arguments of `kalah verify`.
 #[derive(Args, Debug, Clone)]
 pub struct VerifyArgs {
-    /// Houses a side.
-    #[arg(long, short = 'm', default_value_t = 6)]
+    /// Houses a side (1..=8).
+    #[arg(long, short = 'm', default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
     pub pits: usize,
     /// Verify tiers 0..=K (default: every tier file present).
     #[arg(long, short = 'k', value_name = "K")]
     pub max_seeds: Option<u32>,
     #[command(flatten)]
     pub rules: RulesArgs,
-    /// Directory of the table files.
-    #[arg(long, default_value = "tables")]
-    pub tables: PathBuf,
+    /// Directory of the endgame tables (default: $KALAH_TABLES, else the
+    /// source tree's tables/, else ~/.local/share/kalah/tables; `kalah
+    /// tables` shows which).
+    #[arg(long, value_name = "DIR")]
+    pub tables: Option<PathBuf>,
     /// Entries of each tier re-derived from their children (0: all).
     #[arg(long, default_value_t = 100_000)]
     pub sample: u64,
@@ -304,7 +309,9 @@ pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
         max_seeds: args.max_seeds,
         threads: args.threads,
     };
-    let report = build_with_progress(&args.tables, &config, args.no_size_limit)?;
+    let dir = table_dir::resolve(args.tables.as_deref());
+    dir.ensure(true)?;
+    let report = build_with_progress(&dir.path, &config, args.no_size_limit)?;
     let kept = report.tiers.iter().filter(|t| t.reused).count();
     let rate = report.built_boards as f64 / report.seconds.max(1e-9);
     if args.json {
@@ -344,7 +351,15 @@ pub fn verify_command(args: &VerifyArgs) -> Result<(), CliError> {
         threads: args.threads,
     };
     let t0 = Instant::now();
-    let report = verify_tables(&args.tables, &config).map_err(table_error)?;
+    let dir = table_dir::resolve(args.tables.as_deref());
+    if !dir.path.is_dir() {
+        return Err(CliError::Input(format!(
+            "table directory {} ({}) does not exist",
+            dir.path.display(),
+            dir.source.describe()
+        )));
+    }
+    let report = verify_tables(&dir.path, &config).map_err(table_error)?;
     outln!(
         "verified {} ({:.1} MB checksummed), {} re-derived, {} checked by search, in {:.2} s: all correct",
         plural(report.files, "file", "files"),
