@@ -85,6 +85,8 @@ fn the_variable_names_the_directory_and_a_named_directory_is_never_invented() {
             "3",
             "--seeds",
             "2",
+            "--table-seeds",
+            "4",
             "--tables",
             missing.to_str().unwrap(),
         ],
@@ -101,7 +103,7 @@ fn the_variable_names_the_directory_and_a_named_directory_is_never_invented() {
         assert!(text(&o).contains("does not exist"), "{}", text(&o));
         assert!(!missing.exists());
     }
-    let o = kalah(&["solve", "--pits", "3", "--seeds", "2"], Some(&missing));
+    let o = kalah(&["solve", "--pits", "3", "--seeds", "6"], Some(&missing));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(!missing.exists());
     let o = kalah(

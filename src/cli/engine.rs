@@ -160,7 +160,15 @@ impl SearchArgs {
 /// faster). Never more than the table format holds ([`MAX_TIER`]: an entry
 /// is one signed byte, and a board of `k` seeds has a value of at most `k`):
 /// small boards reach it first (2 houses: 127 seeds are 350 k boards).
+///
+/// A game of at most [`SEARCH_ONLY_SEEDS`] seeds gets no tables at all:
+/// plain search solves any of them in a fraction of a second, while the
+/// tables would cost far more (8 houses: 445 M boards to 15 seeds, to
+/// solve Kalah(8,1), which search does in 0.1 s).
 pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
+    if total_seeds <= SEARCH_ONLY_SEEDS {
+        return 0;
+    }
     let index = kalah_solver::Index::new(pits);
     let mut k = 0;
     while k < MAX_TIER && k + 1 < total_seeds && index.boards_up_to(k + 1) <= 600_000_000 {
@@ -168,6 +176,12 @@ pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
     }
     k
 }
+
+/// Games with at most this many seeds are solved by search alone unless
+/// tables are already there or asked for: from the start, the largest of
+/// them take 0.05-0.25 s without tables (Kalah(8,2), Kalah(5,3),
+/// Kalah(4,4), release build).
+pub const SEARCH_ONLY_SEEDS: u32 = 32;
 
 /// Tiers already built are used by default up to this many boards (bytes).
 const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
@@ -341,9 +355,10 @@ mod tests {
     fn default_table_seeds_stay_within_the_format() {
         assert_eq!(default_table_seeds(2, 160), MAX_TIER);
         assert_eq!(default_table_seeds(1, 255), MAX_TIER);
-        assert_eq!(default_table_seeds(1, 10), 9);
+        assert_eq!(default_table_seeds(1, 40), 39);
         assert_eq!(default_table_seeds(6, 48), 22);
-        assert_eq!(default_table_seeds(8, 16), 15);
+        assert_eq!(default_table_seeds(6, 36), 22);
+        assert_eq!(default_table_seeds(8, 48), 15);
         for pits in 1..=8 {
             for seeds in [1, 2, 10, 100, 300] {
                 let k = default_table_seeds(pits, seeds);
@@ -353,6 +368,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Small games are searched, not tabled: Kalah(8,1) built 445 M boards
+    /// to solve a game search finishes in 0.1 s.
+    #[test]
+    fn small_games_get_no_tables() {
+        for (pits, seeds) in [(8, 1), (8, 2), (5, 3), (4, 4), (1, 16), (2, 8)] {
+            assert_eq!(
+                default_table_seeds(pits, 2 * pits as u32 * seeds),
+                0,
+                "Kalah({pits},{seeds})"
+            );
+        }
+        assert!(default_table_seeds(3, 34) > 0);
     }
 
     #[test]
