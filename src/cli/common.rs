@@ -140,6 +140,13 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// `n` and the noun for it: `one` when `n` is 1, else `many` (for nouns
+/// whose plural is not theirs with an `s`: "1 entry", "2 entries").
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

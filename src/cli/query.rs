@@ -15,7 +15,6 @@ mod lines;
 
 pub(crate) use answer::{Answer, Source};
 
-use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -29,7 +28,7 @@ use kalah_solver::{Game, Position, Probe, Rules};
 
 use super::common::{parse_position, signed, CliError, RulesArgs};
 use super::engine::{new_solver, SearchArgs, StopBy, TableArgs};
-use super::progress::with_search_progress;
+use super::progress::{self, with_search_progress};
 use crate::interrupt;
 use crate::outln;
 
@@ -308,12 +307,6 @@ fn over_limit(limit: Option<Duration>) -> String {
     )
 }
 
-/// Writes `kalah: {message}` on stderr. A failed write is ignored: stderr
-/// only carries notes, and the answer on stdout matters more.
-pub(crate) fn say(message: &str) {
-    let _ = writeln!(io::stderr(), "kalah: {message}");
-}
-
 /// What a search is about to do, said before it starts: a search outside
 /// the tables can take from milliseconds to hours.
 fn searching_note(pos: &Position, tables: Option<&Tables>, limit: Option<Duration>) -> String {
@@ -344,10 +337,10 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let (tables, note) = open_tables(args, pos.pits(), rules);
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
-        say(n);
+        progress::note(n);
     }
     let answer = answer_position(&game, tables.as_deref(), &pos, true, |p| {
-        say(&searching_note(p, tables.as_deref(), args.time_limit));
+        progress::note(&searching_note(p, tables.as_deref(), args.time_limit));
         let solver = query_solver(game.clone(), &args.search, tables.clone())?;
         search_within(&solver, p, args.time_limit, "searching").map_err(|stop| match stop {
             Stopped::Interrupted => CliError::Failure("interrupted: no answer".to_string()),

@@ -25,7 +25,7 @@ use clap::{Args, Subcommand};
 use kalah_solver::table::{file_name, lock_path, stamp};
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
-use super::common::CliError;
+use super::common::{plural, CliError};
 use crate::json::Json;
 use crate::outln;
 
@@ -365,15 +365,6 @@ pub fn bytes_text(b: u64) -> String {
     format!("{b} B")
 }
 
-/// `n` and `word`, with an `s` unless `n` is 1.
-fn count(n: u64, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
 /// Arguments of `kalah tables`.
 #[derive(Args, Debug)]
 pub struct TablesArgs {
@@ -532,7 +523,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         } else {
             format!(
                 "{}, {}",
-                count(s.temp_files, "file"),
+                plural(s.temp_files, "file", "files"),
                 bytes_text(s.temp_bytes)
             )
         };
@@ -633,7 +624,7 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
     }
     outln!(
         "{verb} {}, {}",
-        count(doomed.len() as u64, "file"),
+        plural(doomed.len() as u64, "file", "files"),
         bytes_text(bytes)
     )
 }

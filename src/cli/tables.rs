@@ -13,7 +13,7 @@ use kalah_solver::table::{
     TableError, TierStats, VerifyConfig,
 };
 
-use super::common::{usize_in, CliError, RulesArgs, PITS_RANGE};
+use super::common::{plural, usize_in, CliError, RulesArgs, PITS_RANGE};
 use super::engine::parse_threads;
 use super::table_dir;
 use crate::json::Json;
@@ -163,12 +163,6 @@ fn short_duration(secs: f64) -> String {
         60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
         _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
     }
-}
-
-/// "1 tier", "2 tiers".
-pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A table error as a command error: interruption and I/O are failures.

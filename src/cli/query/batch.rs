@@ -32,10 +32,11 @@ use rayon::prelude::*;
 use super::answer::AnswerView;
 use super::lines::{Chunk, Line, LineReader, MAX_LINE};
 use super::{
-    finished, from_tables, open_tables, over_limit, query_solver, say, search_within, QueryArgs,
-    Source, Stopped, WATCH_TICK,
+    finished, from_tables, open_tables, over_limit, query_solver, search_within, QueryArgs, Source,
+    Stopped, WATCH_TICK,
 };
 use crate::cli::common::CliError;
+use crate::cli::progress;
 use crate::json::{Json, LineBuf};
 
 /// One input line's outcome, for the lines the parallel pass could not
@@ -213,7 +214,7 @@ impl Batch<'_> {
             let rules = self.args.rules.rules();
             let (tables, note) = open_tables(self.args, pits, rules);
             if let Some(n) = note {
-                say(&n);
+                progress::note(&n);
             }
             *slot = Some((Game::new(pits, rules), tables));
         }
@@ -267,7 +268,7 @@ impl Batch<'_> {
                     Err(Stopped::TimeLimit) => {
                         self.over_limit += 1;
                         let msg = format!("line {n}: {}", over_limit(self.args.time_limit));
-                        say(&msg);
+                        progress::note(&msg);
                         error(msg)
                     }
                 }
@@ -279,7 +280,7 @@ impl Batch<'_> {
             }
             Outcome::Bad(msg) => {
                 self.bad += 1;
-                say(&msg);
+                progress::note(&msg);
                 error(msg)
             }
         }))
@@ -463,7 +464,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         Err(_) => return Err(CliError::Failure("the writer thread failed".to_string())),
     }
     let secs = started.elapsed().as_secs_f64();
-    say(&format!(
+    progress::note(&format!(
         "{} answered, {}, {:.2} s ({:.0} positions/s)",
         count(b.answered, "position"),
         count(b.bad, "bad line"),
