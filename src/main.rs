@@ -67,7 +67,21 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Help, version and usage errors are printed here rather than by clap's
+    // `exit`, so that a failed write (`kalah --help >/dev/full`) is a failure.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = e.exit_code();
+            return match e.print() {
+                Ok(()) => ExitCode::from(code as u8),
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+                    ExitCode::from(code as u8)
+                }
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
+    };
     kalah::interrupt::install();
     let result: Result<(), CliError> = match &cli.command {
         Command::Show(a) => core_cmds::show(a),

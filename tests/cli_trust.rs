@@ -153,6 +153,25 @@ fn a_full_stdout_is_a_failure_with_a_message_not_a_panic() {
     }
 }
 
+/// Help and version text that cannot be written is a failure too (clap's
+/// own exit reported success).
+#[cfg(target_os = "linux")]
+#[test]
+fn help_to_a_full_disk_is_a_failure() {
+    for args in [&["--help"][..], &["solve", "--help"], &["--version"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = kalah()
+            .args(args)
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("run kalah");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+}
+
 /// A reader that stops reading (`| head -c0`): every command ends quietly
 /// with status 0, as `grep | head` does, instead of panicking.
 #[test]
