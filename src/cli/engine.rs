@@ -27,8 +27,9 @@ pub struct TableArgs {
     /// Use tables of boards with up to K seeds. `solve`, `play` and
     /// `reproduce` build missing tiers first. Default: the tiers already in
     /// the directory (up to about 4 GB of them), and at least as many as
-    /// fit in about 600 MB (built if missing; 22 seeds for 6 houses);
-    /// always fewer than the game's seeds. `query` uses the tiers that are
+    /// fit in about 600 MB (built if missing; 22 seeds for 6 houses), but
+    /// at most the game's seeds less 20, and none for games of at most 32
+    /// seeds, which search solves at once. `query` uses the tiers that are
     /// there.
     #[arg(long, value_name = "K")]
     pub table_seeds: Option<u32>,
@@ -161,17 +162,21 @@ impl SearchArgs {
 /// is one signed byte, and a board of `k` seeds has a value of at most `k`):
 /// small boards reach it first (2 houses: 127 seeds are 350 k boards).
 ///
-/// A game of at most [`SEARCH_ONLY_SEEDS`] seeds gets no tables at all:
-/// plain search solves any of them in a fraction of a second, while the
-/// tables would cost far more (8 houses: 445 M boards to 15 seeds, to
-/// solve Kalah(8,1), which search does in 0.1 s).
+/// Smaller games get smaller tables, so that the build never dwarfs the
+/// search: a game of at most [`SEARCH_ONLY_SEEDS`] seeds gets none (plain
+/// search solves any of them in a fraction of a second, while 8-house
+/// tables to 15 seeds, 445 M boards, took 17 s for Kalah(8,1), which
+/// search solves in 0.1 s), and the tables stop [`TABLE_GAP`] seeds below
+/// the game's total (Kalah(6,3): 16 seeds, 30 M boards, 1.4 s with the
+/// build, instead of 22 seeds and 21 s).
 pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
     if total_seeds <= SEARCH_ONLY_SEEDS {
         return 0;
     }
+    let cap = MAX_TIER.min(total_seeds - TABLE_GAP);
     let index = kalah_solver::Index::new(pits);
     let mut k = 0;
-    while k < MAX_TIER && k + 1 < total_seeds && index.boards_up_to(k + 1) <= 600_000_000 {
+    while k < cap && index.boards_up_to(k + 1) <= 600_000_000 {
         k += 1;
     }
     k
@@ -182,6 +187,10 @@ pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
 /// them take 0.05-0.25 s without tables (Kalah(8,2), Kalah(5,3),
 /// Kalah(4,4), release build).
 pub const SEARCH_ONLY_SEEDS: u32 = 32;
+
+/// Default tables stop this many seeds below the game's total (see
+/// [`default_table_seeds`]).
+pub const TABLE_GAP: u32 = 20;
 
 /// Tiers already built are used by default up to this many boards (bytes).
 const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
@@ -355,9 +364,10 @@ mod tests {
     fn default_table_seeds_stay_within_the_format() {
         assert_eq!(default_table_seeds(2, 160), MAX_TIER);
         assert_eq!(default_table_seeds(1, 255), MAX_TIER);
-        assert_eq!(default_table_seeds(1, 40), 39);
+        assert_eq!(default_table_seeds(1, 40), 20);
         assert_eq!(default_table_seeds(6, 48), 22);
-        assert_eq!(default_table_seeds(6, 36), 22);
+        assert_eq!(default_table_seeds(6, 60), 22);
+        assert_eq!(default_table_seeds(6, 36), 16);
         assert_eq!(default_table_seeds(8, 48), 15);
         for pits in 1..=8 {
             for seeds in [1, 2, 10, 100, 300] {
