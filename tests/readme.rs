@@ -258,12 +258,25 @@ fn readme_stays_inside_the_repository() {
         ];
         if top.iter().any(|t| piece.starts_with(t)) {
             let path = piece.trim_end_matches(['.', ',', ':']);
-            let path = path.split(['{', '*']).next().unwrap();
-            assert!(
-                root.join(path).exists(),
-                "README names `{piece}`, which is not in the tree"
-            );
+            for path in expand_braces(path) {
+                let path = path.split('*').next().unwrap();
+                assert!(
+                    root.join(path).exists(),
+                    "README names `{path}`, which is not in the tree"
+                );
+            }
         }
+    }
+}
+
+/// `a-{x,y}.json` as `a-x.json` and `a-y.json` (one brace group).
+fn expand_braces(path: &str) -> Vec<String> {
+    match (path.find('{'), path.find('}')) {
+        (Some(open), Some(close)) if open < close => path[open + 1..close]
+            .split(',')
+            .map(|alt| format!("{}{alt}{}", &path[..open], &path[close + 1..]))
+            .collect(),
+        _ => vec![path.to_string()],
     }
 }
 
