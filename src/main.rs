@@ -15,7 +15,7 @@ use kalah::cli::CliError;
 
 /// Exact solver, endgame tables and position lookup for Kalah(m,n).
 ///
-/// Positions are written as in RULES.md: the 2m+2 counts in sowing order
+/// Positions are written as in docs/RULES.md: the 2m+2 counts in sowing order
 /// (South's houses 1..m, South's store, North's houses 1..m, North's store)
 /// and the side to move, e.g. "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S". Values are
 /// final store differences under perfect play. Exit status: 0 success,

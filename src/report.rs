@@ -40,7 +40,7 @@ pub struct Row {
     pub seconds: f64,
     pub nodes: u64,
     /// The pie-rule value for the first player, and the fairest openings
-    /// (RULES.md turn notation), when asked for.
+    /// (docs/RULES.md turn notation), when asked for.
     pub pie: Option<(i32, Vec<String>)>,
     /// A best first turn.
     pub best_turn: String,
@@ -192,7 +192,7 @@ pub fn markdown(rows: &[Row], games: &[GameCheck]) -> String {
     let mut s = String::from("# Kalah: solved values beside the literature\n\n");
     s.push_str(
         "Values are the first player's final store difference under perfect play. \
-         EC = empty capture, STD = standard rule (RULES.md).\n\n",
+         EC = empty capture, STD = standard rule (docs/RULES.md).\n\n",
     );
     s.push_str("| m | n | rule | ours | published | source | check | best first turn |");
     if pie {

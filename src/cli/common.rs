@@ -45,7 +45,7 @@ impl fmt::Display for CliError {
     }
 }
 
-/// How the game ends (see RULES.md).
+/// How the game ends (see docs/RULES.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum EndArg {
     /// Ends when a side is empty; each player sweeps their own houses.

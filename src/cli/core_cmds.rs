@@ -85,7 +85,7 @@ pub struct PlayLineArgs {
     #[command(flatten)]
     pub rules: RulesArgs,
     /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
-    /// Uiterwijk (2000); by default they are 1..m (RULES.md).
+    /// Uiterwijk (2000); by default they are 1..m (docs/RULES.md).
     #[arg(long)]
     pub idu: bool,
     /// Start from this position instead of the start of Kalah(m,n) (its

@@ -47,7 +47,7 @@ pub struct SolveReport {
     pub solve_seconds: f64,
 }
 
-/// "3.6": a turn in RULES.md notation.
+/// "3.6": a turn in docs/RULES.md notation.
 pub fn turn_text(houses: &[usize]) -> String {
     Line {
         turns: vec![houses.to_vec()],
