@@ -5,57 +5,25 @@
 //! see (labelled stores, an in-game hint, a note before a long wait).
 //! Never a panic (exit status 101): bad input exits 2, a failure exits 1.
 
+mod common;
+
+use common::{kalah_command as kalah, path, run_with_input, temp_dir};
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn kalah() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
-}
 
 /// Runs `kalah args` with `input` on stdin, capturing stdout and stderr.
 fn run(args: &[&str], input: &str) -> Output {
-    run_os(&args.iter().map(OsString::from).collect::<Vec<_>>(), input)
+    run_with_input(args, input.as_bytes())
 }
 
 fn run_os(args: &[OsString], input: &str) -> Output {
-    let mut child = kalah()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run kalah");
-    // The command may exit before reading its input: a broken pipe here
-    // is not the test's concern.
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes());
-    child.wait_with_output().expect("wait")
+    run_with_input(args, input.as_bytes())
 }
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "kalah-cli-trust-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
 }
 
 /// Every printing path of every command this file covers, each small

@@ -5,52 +5,20 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Output};
 
-use common::{model_sow, Rng, MALFORMED};
+use common::{model_sow, path, run_with_input, temp_dir, Rng, MALFORMED};
 use kalah::{Board, Rules};
+
+fn kalah_with_input(args: &[&str], input: &str) -> Output {
+    run_with_input(args, input.as_bytes())
+}
 
 fn kalah(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kalah"))
         .args(args)
         .output()
         .expect("run kalah")
-}
-
-fn kalah_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run kalah");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "kalah-cmd-test-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
 }
 
 /// The value of a board for the mover by plain memoized negamax over the

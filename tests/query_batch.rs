@@ -4,11 +4,15 @@
 //! binary, on tiny games without tables (searched in microseconds) and one
 //! long search (Kalah(6,4) from the start without tables: hours).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdout, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use common::{kalah_command as kalah, run_with_input};
 
 /// A position of Kalah(3,1) (answered at once by search).
 const TINY: &str = "1 1 1 0 1 1 1 0 S";
@@ -17,10 +21,6 @@ const LONG: &str = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
 /// How long a test waits for something that should come at once before it
 /// calls it a hang (generous: the machine may be busy).
 const PATIENCE: Duration = Duration::from_secs(30);
-
-fn kalah() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
-}
 
 const BATCH: [&str; 8] = [
     "query",
@@ -34,23 +34,8 @@ const BATCH: [&str; 8] = [
 ];
 
 fn batch_with_input(input: &[u8], extra: &[&str]) -> Output {
-    let mut child = kalah()
-        .args(BATCH)
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run kalah");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    // Written from a thread: the answers are read while the input goes in.
-    let feeder = thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    feeder.join().expect("feeder");
-    out
+    let args: Vec<&str> = BATCH.iter().chain(extra).copied().collect();
+    run_with_input(&args, input)
 }
 
 /// Lines of a child's stdout, handed over by a thread, so that a test can

@@ -3,9 +3,11 @@
 //! the binary, on a tiny game and one long search (Kalah(6,4) from the
 //! start without tables: hours).
 
+mod common;
+
+use common::{kalah_command as kalah, temp_dir};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -15,22 +17,6 @@ const LONG: &str = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
 /// How long a test waits for something that should come at once before it
 /// calls it a hang (generous: the machine may be busy).
 const PATIENCE: Duration = Duration::from_secs(30);
-
-fn kalah() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "kalah-query-single-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
 
 #[test]
 fn a_search_over_the_time_limit_fails_naming_the_limit_without_a_value() {

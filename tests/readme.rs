@@ -17,7 +17,10 @@
 //! * README names no path outside the repository, and every repository
 //!   path it puts in backquotes exists.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::temp_dir;
+use std::path::Path;
 use std::process::Command;
 
 fn readme() -> String {
@@ -185,7 +188,7 @@ fn console_blocks_print_what_readme_shows() {
     let text = readme();
     let sessions = blocks(&text, "console");
     assert!(!sessions.is_empty(), "README has console examples");
-    let tables = tempdir("readme-tables");
+    let tables = temp_dir("readme-tables");
     let mut ran = 0;
     for block in &sessions {
         for step in steps(block) {
@@ -299,7 +302,7 @@ fn fresh_clone_first_command() {
         .find(|w| w.starts_with('+') || w.starts_with('-'))
         .expect("the comment states the value, e.g. +10")
         .trim_end_matches([',', '.', ';']);
-    let dir = tempdir("readme-clone");
+    let dir = temp_dir("readme-clone");
     let root = env!("CARGO_MANIFEST_DIR");
     let status = Command::new("git")
         .args(["clone", "-q", root])
@@ -329,13 +332,6 @@ fn fresh_clone_first_command() {
     // The tables went into the clone's own tables/, nowhere else.
     assert!(dir.join("tables").read_dir().unwrap().count() > 1);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kalah-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 #[test]

@@ -4,7 +4,10 @@
 //! tiers, gaps and sizes; `clean` removes only what it is told to, never
 //! the files of a build that is running.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::temp_dir;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn kalah(args: &[&str], env_tables: Option<&Path>) -> Output {
@@ -25,13 +28,6 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kalah-tdir-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn tier_files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -45,7 +41,7 @@ fn tier_files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn the_variable_names_the_directory_and_a_named_directory_is_never_invented() {
-    let dir = tempdir("env");
+    let dir = temp_dir("env");
     // Built through $KALAH_TABLES, then found again through it by query.
     let o = kalah(&["build", "--pits", "3", "--max-seeds", "6"], Some(&dir));
     assert!(o.status.success(), "{}", text(&o));
@@ -58,7 +54,7 @@ fn the_variable_names_the_directory_and_a_named_directory_is_never_invented() {
         text(&o)
     );
     // The flag wins over the variable.
-    let other = tempdir("env-flag");
+    let other = temp_dir("env-flag");
     let o = kalah(
         &[
             "build",
@@ -131,7 +127,7 @@ fn the_variable_names_the_directory_and_a_named_directory_is_never_invented() {
 
 #[test]
 fn tables_lists_sets_gaps_sizes_and_cleans_what_it_is_told() {
-    let dir = tempdir("list");
+    let dir = temp_dir("list");
     let d = dir.to_str().unwrap();
     for rules in [&[][..], &["--empty-capture"][..]] {
         let mut args = vec!["build", "--pits", "3", "--max-seeds", "8", "--tables", d];
@@ -219,7 +215,7 @@ fn tables_lists_sets_gaps_sizes_and_cleans_what_it_is_told() {
 
 #[test]
 fn clean_leaves_a_running_build_alone() {
-    let dir = tempdir("lock");
+    let dir = temp_dir("lock");
     let d = dir.to_str().unwrap();
     let o = kalah(
         &["build", "--pits", "3", "--max-seeds", "4", "--tables", d],

@@ -13,11 +13,10 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::Rng;
+use common::{path, run_with_input, temp_dir, Rng};
 use kalah::table::{file_name, Check, TierTable};
 use kalah::{Game, Index, Position, Rules};
 
@@ -32,37 +31,7 @@ fn kalah_cmd(args: &[&str]) -> Command {
 }
 
 fn run(args: &[&str], input: &str) -> Output {
-    let mut child = kalah_cmd(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run kalah");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_string();
-    // Written from a thread: a command may stop reading early.
-    let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = feeder.join();
-    out
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "kalah-trust-test-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
+    run_with_input(args, input.as_bytes())
 }
 
 fn tier_path(dir: &Path, k: u32) -> PathBuf {

@@ -142,3 +142,51 @@ pub fn model_sow(
     }
     (own, opp, store, false)
 }
+
+/// The `kalah` binary under test, as a command to add arguments to.
+pub fn kalah_command() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+}
+
+/// Runs `kalah args` with `input` on stdin (written from a thread: a
+/// command may exit, or stop reading, before it has read it all) and
+/// captures stdout and stderr.
+pub fn run_with_input<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = kalah_command()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kalah");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = feeder.join();
+    out
+}
+
+/// A new empty directory under the system's temporary directory, unique to
+/// this process and call.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "kalah-test-{}-{}-{name}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// A temporary path as a command-line argument.
+pub fn path(p: &std::path::Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
