@@ -218,37 +218,17 @@ impl LineReader {
 
 #[cfg(unix)]
 mod ready {
-    use std::os::raw::c_int;
-
-    #[repr(C)]
-    struct PollFd {
-        fd: c_int,
-        events: i16,
-        revents: i16,
-    }
-
-    const POLLIN: i16 = 1;
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    type Nfds = std::os::raw::c_ulong;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    type Nfds = std::os::raw::c_uint;
-
-    extern "C" {
-        fn poll(fds: *mut PollFd, nfds: Nfds, timeout: c_int) -> c_int;
-    }
-
     /// Whether standard input can be read without blocking: bytes waiting,
     /// its end, or an error (which the read then reports).
     pub fn stdin_ready() -> bool {
-        let mut fd = PollFd {
-            fd: 0,
-            events: POLLIN,
+        let mut fd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
             revents: 0,
         };
         // SAFETY: one valid `pollfd` for the duration of the call, a zero
         // timeout; `poll` only writes its `revents`.
-        let n = unsafe { poll(&mut fd, 1, 0) };
+        let n = unsafe { libc::poll(&mut fd, 1, 0) };
         n != 0
     }
 }
