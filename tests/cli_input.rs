@@ -41,7 +41,7 @@ fn valid_positions_are_shown() {
         "show", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "0", "0", "0", "0", "S",
     ]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("South +1"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("final score +1 for South"));
 }
 
 #[test]

@@ -53,6 +53,24 @@ pub fn answer(probe: &dyn Probe, game: &Game, position: &Position) -> Option<Tab
     })
 }
 
+impl TableAnswer {
+    /// Whether the tables agree with themselves here: a position's value is
+    /// the best of its moves' values (see [`FixedAnswer::consistent`]).
+    pub fn consistent(&self) -> bool {
+        consistent(self.value, &self.moves)
+    }
+}
+
+/// Whether `value` is the best of `moves` (any value for a finished game,
+/// which has no moves).
+fn consistent(value: i32, moves: &[MoveValue]) -> bool {
+    moves
+        .iter()
+        .map(|m| m.value)
+        .max()
+        .is_none_or(|best| best == value)
+}
+
 /// [`answer`] in fixed storage: no allocation. The batch query's inner
 /// loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +87,18 @@ pub struct FixedAnswer {
 }
 
 impl FixedAnswer {
+    /// Whether the tables agree with themselves here: the position's value
+    /// is the best of its moves' values, as it must be for any table the
+    /// builder wrote. A checksum proves the bytes are those written; this
+    /// is the check that they are also a game's values, for the entries an
+    /// answer reads: a table changed behind the checksum's back (a forged
+    /// checksum, or bytes written in place through a memory map after the
+    /// file was checked) fails it wherever an entry no longer fits its
+    /// children. Callers refuse an inconsistent answer.
+    pub fn consistent(&self) -> bool {
+        consistent(self.value, self.moves())
+    }
+
     /// Every legal sowing, in house order, valued for the side to move.
     pub fn moves(&self) -> &[MoveValue] {
         &self.moves[..self.len]
@@ -143,6 +173,23 @@ pub fn answer_fixed<P: Probe + ?Sized>(
         a.len += 1;
     }
     Some(a)
+}
+
+/// Whether the entries one level further down also agree with themselves:
+/// for every legal sowing of `position` whose position the tables hold,
+/// its value is the best of its own moves' (see
+/// [`FixedAnswer::consistent`]). With the position's own check, every value
+/// an answer prints (the position's and each move's) is then one its
+/// children confirm. `m` answers of `m + 1` probes each: for single
+/// answers, not the batch's inner loop.
+pub fn children_consistent(probe: &dyn Probe, game: &Game, position: &Position) -> bool {
+    position.legal_moves(game.rules()).into_iter().all(|house| {
+        let mut next = *position;
+        if next.play(game, house).is_err() {
+            return false;
+        }
+        answer_fixed(probe, game, &next).is_none_or(|a| a.consistent())
+    })
 }
 
 /// A perfect game from `position` to its end, from the tables: at each step

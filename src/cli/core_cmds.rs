@@ -43,7 +43,7 @@ pub fn show(args: &ShowArgs) -> Result<(), CliError> {
     )?;
     match pos.final_stores(rules) {
         Some([s, n]) => outln!(
-            "game over ({rules}): South {s}, North {n}, South {}",
+            "game over ({rules}): South {s}, North {n}; final score {} for South",
             signed(s as i32 - n as i32)
         )?,
         None => {

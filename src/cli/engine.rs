@@ -10,7 +10,7 @@ use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::table::{Check, Tables, MAX_TIER};
 use kalah_solver::{Game, Probe, Rules};
 
-use super::common::CliError;
+use super::common::{usize_in, CliError};
 use super::table_dir::{self, TableDir};
 use super::tables::build_with_progress;
 use crate::interrupt;
@@ -34,7 +34,7 @@ pub struct TableArgs {
     #[arg(long, value_name = "K")]
     pub table_seeds: Option<u32>,
     /// Search without endgame tables.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "table_seeds")]
     pub no_tables: bool,
 }
 
@@ -63,8 +63,8 @@ pub struct SearchArgs {
     /// value and a perfect game are wanted; else 256 for games of up to 48
     /// seeds, 2048 for larger ones; 256 for `query`).
     /// A table larger than the search needs is slower: every first touch of
-    /// its memory costs a page fault.
-    #[arg(long, value_name = "MIB")]
+    /// its memory costs a page fault. At most 1048576 (1 TiB).
+    #[arg(long, value_name = "MIB", value_parser = usize_in(1..=1 << 20))]
     pub tt_mb: Option<usize>,
     /// Turn off move ordering (houses are tried left to right).
     #[arg(long)]

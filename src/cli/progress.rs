@@ -75,7 +75,7 @@ pub fn with_search_progress<T>(
 /// reads as a hang.
 fn line(label: &str, n: u64, elapsed: Duration) -> String {
     if n == 0 {
-        return format!("{label}: searching, {}", clock(elapsed));
+        return format!("{label}: {}", clock(elapsed));
     }
     let rate = n as f64 / elapsed.as_secs_f64().max(1e-9);
     format!(
@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn the_line_says_searching_until_nodes_are_counted() {
         let t = Duration::from_millis(2_500);
-        assert_eq!(line("solving", 0, t), "solving: searching, 2.5 s");
+        assert_eq!(line("searching", 0, t), "searching: 2.5 s");
         assert_eq!(
             line("solving", 5_000_000, t),
             "solving: 5.00 M nodes, 2.00 M/s, 2.5 s"

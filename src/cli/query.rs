@@ -67,36 +67,56 @@ pub struct QueryArgs {
     pub json: bool,
 }
 
-/// The tables for these rules, if present. The reason they are not used
-/// is returned otherwise, for the output to say so.
-fn open_tables(
+/// The tables for these rules, if present, every tier opened and checked
+/// now (the checksum of each file once per file, remembered by a stamp):
+/// a tier file deleted or replaced later, while a batch runs, is not seen,
+/// and a damaged one fails the query at once. The reason tables are not
+/// used is returned otherwise, for the output to say so.
+///
+/// # Errors
+/// A table directory named by `--tables` or `$KALAH_TABLES` that does not
+/// exist (input), a tier that fails its check (failure, naming the file).
+pub(crate) fn open_tables(
     args: &QueryArgs,
     pits: usize,
     rules: Rules,
-) -> (Option<Arc<Tables>>, Option<String>) {
+) -> Result<(Option<Arc<Tables>>, Option<String>), CliError> {
     if args.tables.no_tables {
-        return (None, None);
+        return Ok((None, None));
     }
-    // Each tier is checked when first used: header, size, end marker, and
-    // the checksum of the whole file once per file (remembered by a stamp).
     let dir = args.tables.dir();
-    match Tables::open_with(
-        &dir.path,
-        pits,
-        rules,
-        args.tables.table_seeds,
-        Check::Remembered,
-    ) {
-        Ok(t) => (Some(Arc::new(t)), None),
-        Err(TableError::Missing { .. }) => (
-            None,
-            Some(format!(
-                "no endgame tables for {pits} houses and these rules in {}: searching without them",
-                dir.path.display()
-            )),
-        ),
-        Err(e) => (None, Some(format!("endgame tables not used: {e}"))),
+    if !dir.source.is_default() && !dir.path.is_dir() {
+        return Err(CliError::Input(format!(
+            "table directory {} ({}) does not exist",
+            dir.path.display(),
+            dir.source.describe()
+        )));
     }
+    Ok(
+        match Tables::open_with(
+            &dir.path,
+            pits,
+            rules,
+            args.tables.table_seeds,
+            Check::Remembered,
+        ) {
+            Ok(t) => {
+                t.open_all().map_err(|e| {
+                    CliError::Failure(format!("endgame tables in {}: {e}", dir.path.display()))
+                })?;
+                (Some(Arc::new(t)), None)
+            }
+            Err(TableError::Missing { .. }) => (
+                None,
+                Some(format!(
+                    "no endgame tables for {} and these rules in {}: searching without them",
+                    super::common::count(pits, "house"),
+                    dir.path.display()
+                )),
+            ),
+            Err(e) => (None, Some(format!("endgame tables not used: {e}"))),
+        },
+    )
 }
 
 /// Answers from the tables alone; `None` when the position is outside them
@@ -106,15 +126,23 @@ pub(crate) fn from_tables(
     game: &Game,
     pos: &Position,
     with_pv: bool,
-) -> Option<Answer> {
+) -> Result<Option<Answer>, CliError> {
     let t = Instant::now();
-    let a = query::answer(tables, game, pos)?;
+    let Some(a) = query::answer(tables, game, pos) else {
+        return Ok(None);
+    };
     let pv = if with_pv {
-        Some(query::principal_variation(tables, game, pos)?)
+        query::principal_variation(tables, game, pos)
     } else {
         None
     };
-    Some(Answer {
+    if !a.consistent()
+        || !query::children_consistent(tables, game, pos)
+        || (with_pv && pv.is_none())
+    {
+        return Err(inconsistent(tables, pos));
+    }
+    Ok(Some(Answer {
         position: *pos,
         value: a.value,
         moves: a.moves,
@@ -123,7 +151,22 @@ pub(crate) fn from_tables(
         source: Source::Table,
         nodes: 0,
         ms: t.elapsed().as_secs_f64() * 1e3,
-    })
+    }))
+}
+
+/// The failure for tables that contradict themselves at `pos`: a value that
+/// is not the best of its moves' (or a perfect game that cannot keep it).
+/// Their checksums passed, so the files were changed after they were
+/// checked, in place (which the reader's contract forbids), or forged.
+fn inconsistent(tables: &Tables, pos: &Position) -> CliError {
+    let k = pos.board().seeds();
+    CliError::Failure(format!(
+        "endgame tables in {} contradict themselves at {pos} (tiers up to {}, {}): a table file was changed in place after it was checked; run `kalah verify --pits {} --max-seeds {k}` and rebuild what it names",
+        tables.dir().display(),
+        k,
+        tables.path(k).display(),
+        pos.pits()
+    ))
 }
 
 pub(crate) fn finished(game: &Game, pos: &Position) -> Option<Answer> {
@@ -159,8 +202,10 @@ pub(crate) fn answer_position(
     if let Some(a) = finished(game, pos) {
         return Ok(a);
     }
-    if let Some(a) = tables.and_then(|t| from_tables(t, game, pos, with_pv)) {
-        return Ok(a);
+    if let Some(t) = tables {
+        if let Some(a) = from_tables(t, game, pos, with_pv)? {
+            return Ok(a);
+        }
     }
     search(pos)
 }
@@ -334,7 +379,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     let game = Game::new(pos.pits(), rules);
-    let (tables, note) = open_tables(args, pos.pits(), rules);
+    let (tables, note) = open_tables(args, pos.pits(), rules)?;
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
         progress::note(n);
@@ -371,7 +416,12 @@ fn print_answer(a: &Answer, rules: Rules) -> Result<(), CliError> {
     )?;
     if a.source == Source::Finished {
         if let Some([s, n]) = pos.final_stores(rules) {
-            outln!("the game is over: South {s}, North {n} after the sweep")?;
+            let how = match rules.end {
+                kalah_solver::EndRule::Sweep => "after the sweep",
+                kalah_solver::EndRule::Delayed => "each owner taking the seeds left on their side",
+                kalah_solver::EndRule::NoSweep => "the seeds left in houses counting for nobody",
+            };
+            outln!("the game is over: South {s}, North {n}, {how}")?;
         }
         return Ok(());
     }

@@ -496,8 +496,18 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         dir.path.display(),
         dir.source.describe()
     )?;
+    if dir.path.exists() && !dir.path.is_dir() {
+        return Err(CliError::Input(format!(
+            "table directory {} is not a directory",
+            dir.path.display()
+        )));
+    }
     if !dir.path.is_dir() {
-        outln!("(does not exist yet: the first solve or build creates it)")?;
+        if dir.source.is_default() {
+            outln!("(does not exist yet: the first solve or build creates it)")?;
+        } else {
+            outln!("(does not exist: create it, or let `kalah build` create it)")?;
+        }
         return Ok(());
     }
     if sets.is_empty() {

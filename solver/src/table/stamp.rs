@@ -24,9 +24,24 @@
 //! reads every file in full. A stamp does not protect against the storage
 //! itself changing bytes later without the file system noticing.
 //!
+//! Writes through a shared writable memory map are the one kind of write
+//! that can leave the change time alone: the kernel updates it when a
+//! mapped page is first written after it was clean, not on later writes to
+//! a page still dirty. A writer that dirtied its pages just before a check
+//! could therefore change them after it unseen. So a reader stamps only a
+//! file whose change time is at least [`SETTLED`] old: by then the kernel
+//! has written back and write-protected every page dirtied before (its
+//! default is to do so within about 35 s), and any later write through a
+//! map is seen again. On file systems without write-back (tmpfs) or with
+//! write-back delayed beyond that, such writes stay unseen: the reader's
+//! contract (never write a table file in place) is what rules them out,
+//! and answers from the tables are also checked against the entries they
+//! read (see [`crate::query::FixedAnswer::consistent`]).
+//!
 //! Stamps are written by the builder right after it renames a file into
-//! place (it computed the checksum from the values it wrote) and by a
-//! reader after a full check passed, in both cases under a temporary name
+//! place (it computed the checksum from the values it wrote, and no one
+//! can have mapped a file that new) and by a reader after a full check
+//! passed on a settled file, in both cases under a temporary name
 //! of the writer's own, then renamed: a stamp is whole or absent. Writing
 //! one is best effort: in a read-only directory, files are simply checked
 //! in full on every open.
@@ -117,6 +132,19 @@ pub fn is_trusted(table: &Path, id: &FileId, checksum: u64) -> bool {
     }
 }
 
+/// How old a file's change time must be before a reader stamps it (see
+/// the module documentation).
+pub const SETTLED: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Whether the file of identity `id` was last changed at least [`SETTLED`]
+/// ago (a change time in the future counts as fresh).
+pub fn is_settled(id: &FileId) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+    now.saturating_sub(id.ctime_ns) >= SETTLED.as_nanos() as i64
+}
+
 /// Records that the file `table` of identity `id` passed its checksum
 /// `checksum`. Best effort: a failure (read-only directory, full disk)
 /// only means the file is checked in full next time.
@@ -192,6 +220,30 @@ fn decode(b: &[u8]) -> Option<(FileId, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file written moments ago is not stamped by a reader (a writer may
+    /// still hold pages it can change unseen); one changed long ago is.
+    #[test]
+    fn only_settled_files_are_stamped_by_readers() {
+        let dir = std::env::temp_dir().join(format!("kalah-stamp-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let fresh = dir.join("t.tbl");
+        fs::write(&fresh, b"x").unwrap();
+        let id = FileId::at(&fresh).unwrap();
+        assert!(!is_settled(&id));
+        let old = FileId {
+            ctime_ns: id.ctime_ns - SETTLED.as_nanos() as i64 - 1,
+            ..id
+        };
+        assert!(is_settled(&old));
+        let future = FileId {
+            ctime_ns: id.ctime_ns + 1_000_000_000_000,
+            ..id
+        };
+        assert!(!is_settled(&future));
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn stamps_round_trip_and_refuse_any_change() {

@@ -47,6 +47,8 @@ enum Outcome {
     NeedsSetup(usize),
     NeedsSearch(Position),
     Bad(String),
+    /// The tables cannot be trusted: the batch stops.
+    Failed(String),
 }
 
 /// The game of one board size and its tables, once a line of that size
@@ -88,7 +90,8 @@ fn write_answer_line(
     match tables.as_deref() {
         Some(tables) if !with_pv => {
             let t = Instant::now();
-            let Some(a) = query::answer_fixed(tables, game, &pos) else {
+            // An inconsistent answer takes the slow path, which refuses it.
+            let Some(a) = query::answer_fixed(tables, game, &pos).filter(|a| a.consistent()) else {
                 return false;
             };
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -122,7 +125,7 @@ fn write_answer_line(
             if let Some(a) = finished(game, &pos) {
                 a.write(out, None);
             } else {
-                let Some(a) = tables.and_then(|t| from_tables(t, game, &pos, true)) else {
+                let Some(Ok(Some(a))) = tables.map(|t| from_tables(t, game, &pos, true)) else {
                     return false;
                 };
                 a.write(out, None);
@@ -158,14 +161,16 @@ fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, with_pv: bool) ->
     let Some((game, tables)) = &games[pos.pits()] else {
         return Outcome::NeedsSetup(pos.pits());
     };
-    let answer = finished(game, &pos).or_else(|| {
-        tables
-            .as_deref()
-            .and_then(|t| from_tables(t, game, &pos, with_pv))
-    });
-    match answer {
-        Some(a) => Outcome::Done(a.render(None)),
-        None => Outcome::NeedsSearch(pos),
+    if let Some(a) = finished(game, &pos) {
+        return Outcome::Done(a.render(None));
+    }
+    match tables
+        .as_deref()
+        .map(|t| from_tables(t, game, &pos, with_pv))
+    {
+        Some(Ok(Some(a))) => Outcome::Done(a.render(None)),
+        Some(Err(e)) => Outcome::Failed(format!("line {n}: {e}")),
+        None | Some(Ok(None)) => Outcome::NeedsSearch(pos),
     }
 }
 
@@ -208,16 +213,20 @@ struct Batch<'a> {
 impl Batch<'_> {
     /// Sets up the game of `pits` houses and its tables, saying at once
     /// when the tables are missing.
-    fn set_up(&mut self, pits: usize) {
+    ///
+    /// # Errors
+    /// Tables that cannot be used (see [`open_tables`]).
+    fn set_up(&mut self, pits: usize) -> Result<(), CliError> {
         let slot = &mut self.games[pits];
         if slot.is_none() {
             let rules = self.args.rules.rules();
-            let (tables, note) = open_tables(self.args, pits, rules);
+            let (tables, note) = open_tables(self.args, pits, rules)?;
             if let Some(n) = note {
                 progress::note(&n);
             }
             *slot = Some((Game::new(pits, rules), tables));
         }
+        Ok(())
     }
 
     /// The JSON line (no newline) of a line the parallel pass left, or
@@ -230,7 +239,7 @@ impl Batch<'_> {
         let mut outcome = answer_line(&self.games, chunk, line, self.args.pv);
         if let Outcome::NeedsSetup(pits) = outcome {
             // Set up by the chunk's first pass; done here too for safety.
-            self.set_up(pits);
+            self.set_up(pits)?;
             outcome = answer_line(&self.games, chunk, line, self.args.pv);
         }
         let error = |msg: String| Json::object().with("line", n).with("error", msg).render();
@@ -273,6 +282,7 @@ impl Batch<'_> {
                     }
                 }
             }
+            Outcome::Failed(msg) => return Err(CliError::Failure(msg)),
             Outcome::NeedsSetup(pits) => {
                 return Err(CliError::Failure(format!(
                     "line {n}: no game set up for {pits} houses"
@@ -382,7 +392,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
                     continue;
                 };
                 if b.games[pos.pits()].is_none() {
-                    b.set_up(pos.pits());
+                    b.set_up(pos.pits())?;
                     set_up = true;
                 }
             }
@@ -465,7 +475,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
     }
     let secs = started.elapsed().as_secs_f64();
     progress::note(&format!(
-        "{} answered, {}, {:.2} s ({:.0} positions/s)",
+        "{} answered, {}, {:.2} s ({:.0} positions a second)",
         count(b.answered, "position"),
         count(b.bad, "bad line"),
         secs,
