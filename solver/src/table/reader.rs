@@ -12,7 +12,10 @@
 //! lives until the last map goes). Deleting a file is safe for the same
 //! reason. Other programs must follow the same rule: copy tables by writing
 //! elsewhere and renaming, never with `cp` over a file that a `kalah`
-//! process may have open, never `truncate` or edit one in place.
+//! process may have open, never `truncate` or edit one in place (see
+//! [`platform::map_read_only`]). A file of another length than its tier's
+//! is refused when it is opened, before any value is read; one that
+//! shrinks after that cannot be detected.
 //!
 //! # No value from unchecked bytes
 //!
@@ -26,6 +29,7 @@ use super::stamp::{self, FileId};
 use super::{Ranker, TableError};
 use crate::board::Board;
 use crate::index::Index;
+use crate::platform::{self, Locality};
 use crate::rules::Rules;
 use crate::Probe;
 use memmap2::Mmap;
@@ -172,11 +176,9 @@ impl<B: AsRef<[u8]>> TierTable<B> {
 fn map_file(path: &Path) -> Result<(Mmap, Option<FileId>), TableError> {
     let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
     let id = file.metadata().ok().and_then(|m| FileId::of(&m));
-    // SAFETY: the file is only read through the map, and by the contract
-    // of this module (see its documentation) nobody truncates or writes
-    // into a table file: they are replaced by rename, which leaves this
-    // map on the old file.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
+    // Sound under the module's contract (no one writes into or truncates a
+    // table file), which is `map_read_only`'s.
+    let map = platform::map_read_only(&file).map_err(|e| TableError::io(path, "map", e))?;
     Ok((map, id))
 }
 
@@ -464,15 +466,7 @@ impl Probe for Tables {
             return;
         };
         if let Some(byte) = t.raw().get(self.ranker.rank(board) as usize) {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: prefetching is a hint and never faults; the pointer is
-            // into the live tier.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch(byte as *const u8 as *const i8, _MM_HINT_T0);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = byte;
+            platform::prefetch(byte, Locality::L1);
         }
     }
 }
