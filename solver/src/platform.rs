@@ -5,6 +5,7 @@
 //! * [`AnonArray`]: large shared arrays in anonymous memory that asks for
 //!   transparent huge pages (the tables being built, the transposition
 //!   table).
+//! * [`read_only_copy`]: a file's bytes copied into such memory.
 //! * [`prefetch`]: a cache hint before a random read.
 //! * [`map_read_only`]: a file mapped into memory, with its contract.
 //! * [`free_disk_space`], [`stdin_ready`]: `statvfs` and `poll`.
@@ -12,7 +13,7 @@
 //! Each `unsafe` block says why it is sound (`SAFETY:`); the crate denies
 //! unsafe operations outside such blocks and undocumented ones.
 
-use memmap2::{Mmap, MmapOptions, MmapRaw};
+use memmap2::{Mmap, MmapMut, MmapOptions, MmapRaw};
 use std::fs::File;
 use std::io;
 use std::marker::PhantomData;
@@ -47,6 +48,11 @@ unsafe impl<T: ZeroedAtomic, const N: usize> ZeroedAtomic for [T; N] {}
 /// Linux it asks for transparent huge pages: with 4 KiB pages, nearly every
 /// random access would also miss the TLB (see docs/PERFORMANCE.md). The
 /// request is a hint; without huge pages the array works the same.
+///
+/// The first value starts on a page boundary, so a value whose size is a
+/// power of two up to a page lies within one aligned block of its size
+/// (two 32-byte buckets share a 64-byte cache line, and none straddles
+/// two).
 pub struct AnonArray<T: ZeroedAtomic> {
     map: MmapRaw,
     len: usize,
@@ -77,10 +83,7 @@ impl<T: ZeroedAtomic> AnonArray<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| io::Error::new(io::ErrorKind::OutOfMemory, "array size overflows"))?;
-        // A map of zero bytes is an error: map at least one.
-        let mut map = MmapOptions::new().len(bytes.max(1)).map_anon()?;
-        #[cfg(target_os = "linux")]
-        let _ = map.advise(memmap2::Advice::HugePage);
+        let mut map = anon_map(bytes)?;
         init(&mut map[..bytes]);
         Ok(AnonArray {
             map: MmapRaw::from(map),
@@ -109,6 +112,29 @@ impl<T: ZeroedAtomic> AnonArray<T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// At least `len` zero bytes of anonymous memory, asking for transparent
+/// huge pages on Linux (a hint: without them the memory works the same).
+fn anon_map(len: usize) -> io::Result<MmapMut> {
+    // A map of zero bytes is an error: map at least one.
+    let map = MmapOptions::new().len(len.max(1)).map_anon()?;
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    Ok(map)
+}
+
+/// A read-only copy of `bytes` in anonymous memory that asks for huge
+/// pages: a table read at random from memory rather than through a file
+/// map's 4 KiB pages. Unlike a file map, nothing outside this process can
+/// change it.
+///
+/// # Errors
+/// If the memory cannot be mapped or protected.
+pub fn read_only_copy(bytes: &[u8]) -> io::Result<Mmap> {
+    let mut map = anon_map(bytes.len())?;
+    map[..bytes.len()].copy_from_slice(bytes);
+    map.make_read_only()
 }
 
 /// How soon the data asked for by [`prefetch`] is needed.
@@ -238,6 +264,7 @@ mod tests {
         let empty = AnonArray::<AtomicI8>::zeroed(0).expect("map");
         assert!(empty.is_empty() && empty.as_slice().is_empty());
         assert!(AnonArray::<AtomicU64>::zeroed(usize::MAX).is_err());
+        assert_eq!(a.as_slice().as_ptr() as usize % 4096, 0);
     }
 
     #[test]

@@ -218,20 +218,8 @@ impl TierTable<Mmap> {
     ) -> Result<TierTable<Mmap>, TableError> {
         let (source, id) = map_file(path)?;
         let source = TierTable::checked(source, path.to_path_buf(), pits, rules, tier, check, id)?;
-        let bytes: &[u8] = source.bytes.as_ref();
-        let mut copy = memmap2::MmapOptions::new()
-            .len(bytes.len())
-            .map_anon()
+        let map = platform::read_only_copy(source.bytes.as_ref())
             .map_err(|e| TableError::io(path, "allocate", e))?;
-        #[cfg(target_os = "linux")]
-        {
-            // Only a hint: without huge pages the table works the same.
-            let _ = copy.advise(memmap2::Advice::HugePage);
-        }
-        copy[..bytes.len()].copy_from_slice(bytes);
-        let map = copy
-            .make_read_only()
-            .map_err(|e| TableError::io(path, "protect", e))?;
         Ok(TierTable {
             bytes: map,
             path: source.path,
