@@ -281,6 +281,13 @@ impl Tables {
     /// Opens the tiers `0..=K` of `dir` for `pits` and `rules`, `K` being the
     /// largest with every file `0..=K` present. Fails if tier 0 is missing.
     /// Each file's checksum is checked once ([`Check::Remembered`]).
+    ///
+    /// # Contract
+    /// Tier files are memory-mapped when first used (unless
+    /// [`Tables::resident`]): while these tables live, nobody may write
+    /// into or truncate a file of `dir`, or the process may read other
+    /// values or die of SIGBUS (see the module documentation). Replacing a
+    /// file by a rename, or deleting it, is safe.
     pub fn open(dir: impl AsRef<Path>, pits: usize, rules: Rules) -> Result<Tables, TableError> {
         Tables::open_with(dir, pits, rules, None, Check::Remembered)
     }

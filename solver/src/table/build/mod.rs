@@ -1,11 +1,11 @@
 //! Building the tables, tier by tier, and resuming a build.
 //!
-//! * [`tier`]: the algorithm that solves one tier from the ones below it.
-//! * [`write`]: a tier's file, written durably in the background.
-//! * [`lock`]: one build at a time per directory, board size and rule set.
+//! * `tier`: the algorithm that solves one tier from the ones below it.
+//! * `write`: a tier's file, written durably in the background.
+//! * `lock`: one build at a time per directory, board size and rule set.
 //!
 //! Memory: every tier, once solved, stays in memory for the tiers above it,
-//! as a [`TierValues`] (anonymous memory asking for huge pages: the tiers
+//! as `TierValues` (anonymous memory asking for huge pages: the tiers
 //! are read at random, see [`crate::platform::AnonArray`]). Tiers kept from
 //! an earlier run are checked, then copied in from their files. Peak memory
 //! is thus about the size of the tables being built (plus the page cache of
