@@ -167,10 +167,32 @@ struct Scanned {
     canonical: bool,
 }
 
-/// A token, read.
+/// A token other than a plain count, read.
 enum Token {
     Count(u32),
     Side(Side),
+}
+
+/// Whether `b` separates tokens: ASCII white space or a comma.
+#[inline]
+fn separates(b: u8) -> bool {
+    b == b',' || b.is_ascii_whitespace()
+}
+
+/// Up to three ASCII digits of `text` from `start`: where they end, and
+/// their value.
+#[inline]
+fn short_number(text: &[u8], start: usize) -> (usize, u32) {
+    let (mut i, mut v) = (start, 0);
+    while i < text.len() && i - start < 3 {
+        let d = text[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = 10 * v + u32::from(d);
+        i += 1;
+    }
+    (i, v)
 }
 
 /// The one parser of the text form (docs/RULES.md), in one pass without
@@ -180,19 +202,47 @@ enum Token {
 /// order; the last is the side to move. Syntax errors only: the sizes are
 /// the callers' to check. Errors, when several apply, in this order: two
 /// separators in a row; the last token (missing or not a side); the first
-/// token that is not a count.
+/// token that is not a count. (`count` may also see a last token that is
+/// a count: the text is then an error.)
 fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionError> {
     let len = text.len();
     let mut i = 0;
     let mut tokens = 0;
     let mut canonical = true;
-    // The latest token: a count once another follows, or the side if last.
-    let mut latest: Option<(usize, usize, Result<Token, ()>)> = None;
+    // The latest token, and its side if it is one.
+    let (mut last, mut side) = ((0, 0), None);
+    // The latest token if it is not a count: an error once another follows.
+    let mut pending: Option<(usize, usize)> = None;
     let mut first_error: Option<PositionError> = None;
+    // The usual start: counts of one to three digits, each followed by one
+    // space and another token, read without the general bookkeeping
+    // (nothing is pending, no error found, the latest token is a count).
+    loop {
+        let start = i;
+        let v;
+        (i, v) = short_number(text, start);
+        if i > start
+            && i + 1 < len
+            && text[i] == b' '
+            && !separates(text[i + 1])
+            && v <= MAX_SEEDS as u32
+        {
+            canonical &= text[start] != b'0' || i - start == 1;
+            count(v);
+            tokens += 1;
+            last = (start, i);
+            i += 1;
+        } else {
+            // Back to the space before this token, if any: the general
+            // loop reads it as the separator it is.
+            i = start - usize::from(tokens > 0);
+            break;
+        }
+    }
     loop {
         let run = i;
         let mut after_comma = false;
-        while i < len && text[i].is_ascii_whitespace() | (text[i] == b',') {
+        while i < len && separates(text[i]) {
             if text[i] == b',' {
                 if after_comma {
                     return Err(PositionError::EmptyToken { token: tokens + 1 });
@@ -211,66 +261,67 @@ fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionErro
         if i == len {
             break;
         }
-        let start = i;
-        while i < len && !(text[i].is_ascii_whitespace() || text[i] == b',') {
-            i += 1;
-        }
-        let t = &text[start..i];
-        tokens += 1;
-        if let Some((at, end, token)) = latest.take() {
-            match token {
-                Ok(Token::Count(v)) => count(v),
-                _ if first_error.is_some() => {}
-                Ok(Token::Side(_)) => {
-                    first_error = Some(PositionError::SideNotLast {
-                        token: tokens - 1,
-                        text: token_text(&text[at..end]),
-                    })
-                }
-                Err(()) => first_error = Some(count_error(&text[at..end], tokens - 1)),
-            }
-        }
-        // One to three digits, the usual count, read directly.
-        let token = match *t {
-            [a @ b'0'..=b'9'] => Ok(Token::Count(u32::from(a - b'0'))),
-            [a @ b'0'..=b'9', b @ b'0'..=b'9'] => {
-                canonical &= a != b'0';
-                Ok(Token::Count(u32::from(a - b'0') * 10 + u32::from(b - b'0')))
-            }
-            [a @ b'0'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
-                canonical &= a != b'0';
-                let v = u32::from(a - b'0') * 100 + u32::from(b - b'0') * 10 + u32::from(c - b'0');
-                if v > MAX_SEEDS as u32 {
-                    Err(())
-                } else {
-                    Ok(Token::Count(v))
+        // Tokens up to the next separator other than one space.
+        loop {
+            tokens += 1;
+            if let Some((a, b)) = pending.take() {
+                if first_error.is_none() {
+                    first_error = Some(not_a_count(&text[a..b], tokens - 1));
                 }
             }
-            [b'S'] => Ok(Token::Side(Side::South)),
-            [b'N'] => Ok(Token::Side(Side::North)),
-            _ => {
-                canonical = false;
-                slow_token(t)
-            }
-        };
-        latest = Some((start, i, token));
-    }
-    let Some((at, end, last)) = latest else {
-        return Err(PositionError::Empty);
-    };
-    let to_move = match last {
-        Ok(Token::Side(side)) => side,
-        _ => {
-            let t = token_text(&text[at..end]);
-            return Err(if t.parse::<i64>().is_ok() {
-                PositionError::MissingSide
+            let start = i;
+            // The usual count: one to three digits, read directly.
+            let v;
+            (i, v) = short_number(text, start);
+            if i > start && (i == len || separates(text[i])) && v <= MAX_SEEDS as u32 {
+                canonical &= text[start] != b'0' || i - start == 1;
+                count(v);
+                (last, side) = ((start, i), None);
             } else {
-                PositionError::UnknownSide {
-                    token: tokens,
-                    text: t,
+                while i < len && !separates(text[i]) {
+                    i += 1;
                 }
-            });
+                last = (start, i);
+                let token = match text[start..i] {
+                    [b'S'] => Ok(Token::Side(Side::South)),
+                    [b'N'] => Ok(Token::Side(Side::North)),
+                    _ => {
+                        canonical = false;
+                        slow_token(&text[start..i])
+                    }
+                };
+                side = None;
+                match token {
+                    Ok(Token::Count(v)) => count(v),
+                    Ok(Token::Side(s)) => {
+                        side = Some(s);
+                        pending = Some(last);
+                    }
+                    Err(()) => pending = Some(last),
+                }
+            }
+            // One space and another token, as the display form writes
+            // them: no need for the general separator loop.
+            if i + 1 < len && text[i] == b' ' && !separates(text[i + 1]) {
+                i += 1;
+            } else {
+                break;
+            }
         }
+    }
+    if tokens == 0 {
+        return Err(PositionError::Empty);
+    }
+    let Some(to_move) = side else {
+        let t = token_text(&text[last.0..last.1]);
+        return Err(if t.parse::<i64>().is_ok() {
+            PositionError::MissingSide
+        } else {
+            PositionError::UnknownSide {
+                token: tokens,
+                text: t,
+            }
+        });
     };
     if let Some(e) = first_error {
         return Err(e);
@@ -287,6 +338,18 @@ fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionErro
         counts,
         canonical,
     })
+}
+
+/// Why `t`, token number `token`, is not a count, where a count is due.
+#[cold]
+fn not_a_count(t: &[u8], token: usize) -> PositionError {
+    match std::str::from_utf8(t).ok().and_then(parse_side) {
+        Some(_) => PositionError::SideNotLast {
+            token,
+            text: token_text(t),
+        },
+        None => count_error(t, token),
+    }
 }
 
 /// A token's text for an error message.
