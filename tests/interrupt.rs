@@ -11,72 +11,88 @@ use std::process::{Command, Output};
 /// The environment variable that makes a test below act as the child.
 const CHILD: &str = "KALAH_INTERRUPT_TEST_CHILD";
 
-/// Runs `test` of this binary alone in a child process, as the child.
-fn run_child(test: &str) -> Output {
-    Command::new(std::env::current_exe().expect("test binary"))
+/// In the child process (this test binary run again with `test` alone):
+/// runs `child`, which should end in a signal, and returns `None`. In the
+/// test process: runs that child and checks that it printed each of
+/// `printed`, none of `not_printed`, and ended by `signal`.
+fn in_child(test: &str, child: impl FnOnce(), printed: &[&str], not_printed: &[&str], signal: i32) {
+    if std::env::var_os(CHILD).is_some() {
+        kalah::interrupt::install();
+        child();
+        return;
+    }
+    let out: Output = Command::new(std::env::current_exe().expect("test binary"))
         .args(["--exact", test, "--nocapture", "--test-threads", "1"])
         .env(CHILD, "1")
         .output()
-        .expect("run the test binary")
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in printed {
+        assert!(stdout.contains(line), "{line:?} missing: {stdout}");
+    }
+    for line in not_printed {
+        assert!(!stdout.contains(line), "{line:?} printed: {stdout}");
+    }
+    assert_eq!(out.status.signal(), Some(signal), "{stdout}");
 }
 
-fn is_child() -> bool {
-    std::env::var_os(CHILD).is_some()
+fn raise(signal: i32) {
+    signal_hook::low_level::raise(signal).expect("raise");
 }
+
+use signal_hook::consts::{SIGINT, SIGTERM};
 
 #[test]
 fn a_first_signal_asks_to_stop_and_a_second_ends_the_process() {
-    if is_child() {
-        kalah::interrupt::install();
-        assert!(!kalah::interrupt::requested());
-        signal_hook::low_level::raise(signal_hook::consts::SIGINT).expect("raise");
-        assert!(kalah::interrupt::requested());
-        println!("still running after the first signal");
-        signal_hook::low_level::raise(signal_hook::consts::SIGTERM).expect("raise");
-        println!("still running after the second signal");
-        return;
-    }
-    let out = run_child("a_first_signal_asks_to_stop_and_a_second_ends_the_process");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("after the first signal"), "{stdout}");
-    assert!(!stdout.contains("after the second signal"), "{stdout}");
-    assert_eq!(out.status.signal(), Some(signal_hook::consts::SIGTERM));
+    in_child(
+        "a_first_signal_asks_to_stop_and_a_second_ends_the_process",
+        || {
+            assert!(!kalah::interrupt::requested());
+            raise(SIGINT);
+            assert!(kalah::interrupt::requested());
+            println!("after the first");
+            raise(SIGTERM);
+            println!("after the second");
+        },
+        &["after the first"],
+        &["after the second"],
+        SIGTERM,
+    );
 }
 
 #[test]
 fn a_signal_while_waiting_for_input_ends_the_process_at_once() {
-    if is_child() {
-        kalah::interrupt::install();
-        // After the wait, the handler is back: a signal only asks to stop.
-        kalah::interrupt::with_default_action(|| ());
-        signal_hook::low_level::raise(signal_hook::consts::SIGTERM).expect("raise");
-        assert!(kalah::interrupt::requested());
-        println!("still running after a signal outside the wait");
-        kalah::interrupt::with_default_action(|| {
-            signal_hook::low_level::raise(signal_hook::consts::SIGINT).expect("raise");
-            println!("still running after a signal in the wait");
-        });
-        return;
-    }
-    let out = run_child("a_signal_while_waiting_for_input_ends_the_process_at_once");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("outside the wait"), "{stdout}");
-    assert!(!stdout.contains("in the wait"), "{stdout}");
-    assert_eq!(out.status.signal(), Some(signal_hook::consts::SIGINT));
+    in_child(
+        "a_signal_while_waiting_for_input_ends_the_process_at_once",
+        || {
+            kalah::interrupt::with_default_action(|| println!("waited"));
+            // After the wait, the handler is back: a signal asks to stop.
+            raise(SIGTERM);
+            assert!(kalah::interrupt::requested());
+            println!("after a signal outside a wait");
+            kalah::interrupt::with_default_action(|| {
+                raise(SIGINT);
+                println!("after a signal in a wait");
+            });
+        },
+        &["waited", "after a signal outside a wait"],
+        &["after a signal in a wait"],
+        SIGINT,
+    );
 }
 
 #[test]
-fn a_first_signal_at_a_wait_ends_the_process() {
-    if is_child() {
-        kalah::interrupt::install();
-        kalah::interrupt::with_default_action(|| {
-            signal_hook::low_level::raise(signal_hook::consts::SIGTERM).expect("raise");
-            println!("still running after a signal in the wait");
-        });
-        return;
-    }
-    let out = run_child("a_first_signal_at_a_wait_ends_the_process");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!stdout.contains("in the wait"), "{stdout}");
-    assert_eq!(out.status.signal(), Some(signal_hook::consts::SIGTERM));
+fn a_first_signal_during_a_wait_ends_the_process() {
+    in_child(
+        "a_first_signal_during_a_wait_ends_the_process",
+        || {
+            kalah::interrupt::with_default_action(|| {
+                raise(SIGTERM);
+                println!("after a signal in a wait");
+            });
+        },
+        &[],
+        &["after a signal in a wait"],
+        SIGTERM,
+    );
 }
