@@ -5,6 +5,7 @@
 //! test harness.
 #![cfg(unix)]
 
+use signal_hook::consts::{SIGINT, SIGTERM};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Output};
 
@@ -39,8 +40,6 @@ fn in_child(test: &str, child: impl FnOnce(), printed: &[&str], not_printed: &[&
 fn raise(signal: i32) {
     signal_hook::low_level::raise(signal).expect("raise");
 }
-
-use signal_hook::consts::{SIGINT, SIGTERM};
 
 #[test]
 fn a_first_signal_asks_to_stop_and_a_second_ends_the_process() {
