@@ -2,17 +2,24 @@
 //! [`flag`] to the engine) and stop cleanly, so a table being written is
 //! abandoned before its rename and every finished file stays intact.
 //!
-//! No dependency: on Unix the handler is installed with the C library's
-//! `signal`, and only stores to an atomic (async-signal-safe). A second
-//! Ctrl-C restores the default action, so a stuck process can still be
-//! killed. While a command waits for the user to type ([`with_default_action`],
-//! `play`'s prompt), Ctrl-C ends the process at once: the handler would
-//! only set the flag, and the C library restarts the interrupted read, so
-//! the first Ctrl-C at a prompt would seem to do nothing.
+//! The handlers are the `signal-hook` crate's (no unsafe code here). For
+//! SIGINT and SIGTERM each, in this order: if [`KILL`] is set, the signal's
+//! default action ends the process at once; otherwise the signal sets
+//! [`STOP`], then [`KILL`]. So the first signal asks to stop, and a second
+//! one ends a process that is stuck. While a command waits for the user to
+//! type ([`with_default_action`], `play`'s prompt), [`KILL`] is set: the
+//! handler would only set the flag, and the C library restarts the
+//! interrupted read, so the first Ctrl-C at a prompt would seem to do
+//! nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Set by the first SIGINT or SIGTERM.
 static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Whether the next SIGINT or SIGTERM takes its default action (ends the
+/// process): after a first one, and while a command waits for input.
+static KILL: AtomicBool = AtomicBool::new(false);
 
 /// The flag set by Ctrl-C.
 pub fn flag() -> &'static AtomicBool {
@@ -24,55 +31,18 @@ pub fn requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
-#[cfg(unix)]
-mod imp {
-    use super::STOP;
-    use std::sync::atomic::Ordering;
-
-    const SIGINT: i32 = 2;
-    const SIGTERM: i32 = 15;
-    const SIG_DFL: usize = 0;
-
-    extern "C" {
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-
-    extern "C" fn on_signal(signum: i32) {
-        STOP.store(true, Ordering::SeqCst);
-        // SAFETY: `signal` is async-signal-safe; restoring the default action
-        // lets a second signal end the process at once.
-        unsafe {
-            signal(signum, SIG_DFL);
-        }
-    }
-
-    pub fn install() {
-        // SAFETY: the handler only touches an atomic and calls `signal`, both
-        // async-signal-safe; the function pointer lives for the whole program.
-        unsafe {
-            signal(SIGINT, on_signal as extern "C" fn(i32) as usize);
-            signal(SIGTERM, on_signal as extern "C" fn(i32) as usize);
-        }
-    }
-
-    pub fn restore_default() {
-        // SAFETY: setting the default action has no handler to be unsafe.
-        unsafe {
-            signal(SIGINT, SIG_DFL);
-            signal(SIGTERM, SIG_DFL);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-mod imp {
-    pub fn install() {}
-    pub fn restore_default() {}
-}
-
-/// Installs the handler (once, at start-up).
+/// Installs the handlers (once, at start-up). If they cannot be installed
+/// the signals keep their default action (ending the process), which is
+/// what a program without the handlers does.
 pub fn install() {
-    imp::install();
+    #[cfg(unix)]
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // Registered in this order, so run in this order (see the module
+        // documentation).
+        let _ = signal_hook::flag::register_conditional_default(signal, &KILL)
+            .and_then(|_| signal_hook::flag::register(signal, &STOP))
+            .and_then(|_| signal_hook::flag::register(signal, &KILL));
+    }
 }
 
 /// Runs `wait` (a blocking read of what the user types) with the default
@@ -81,10 +51,10 @@ pub fn install() {
 /// must still kill). Nothing is being written while a command waits for
 /// input, so nothing is left half done.
 pub fn with_default_action<T>(wait: impl FnOnce() -> T) -> T {
-    imp::restore_default();
+    KILL.store(true, Ordering::SeqCst);
     let out = wait();
     if !requested() {
-        imp::install();
+        KILL.store(false, Ordering::SeqCst);
     }
     out
 }

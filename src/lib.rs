@@ -4,6 +4,11 @@
 //! crate and is re-exported here whole, so `kalah::Position` is the same
 //! type as `kalah_solver::Position`. The modules of this crate only parse
 //! arguments and print.
+//!
+//! No unsafe code: the platform calls are the engine's
+//! (`kalah_solver::platform`), the signal handlers `signal-hook`'s.
+
+#![forbid(unsafe_code)]
 
 pub use kalah_solver::*;
 

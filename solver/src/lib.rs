@@ -12,11 +12,17 @@
 //! * [`search`]: exact search (MTD(f), transposition table, threads) and
 //!   position analysis.
 //! * [`table`]: endgame tables (build, read, probe, verify).
+//! * [`platform`]: every unsafe call into the system or the processor
+//!   (anonymous and file maps, prefetch, `statvfs`, `poll`).
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
 pub mod index;
 pub mod notation;
 pub mod perft;
+pub mod platform;
 pub mod position;
 pub mod query;
 pub mod rules;

@@ -1,7 +1,9 @@
 //! Whole positions: houses, stores and the side to move, as users write them.
 //!
-//! Text arrives as an unvalidated [`Setup`] (the tokens, parsed) and becomes a
-//! [`Position`] only through [`Setup::validate`], whose [`PositionError`] names
+//! Text is read by one parser ([`Position::parse_form`], which
+//! [`Position::from_str`] and [`Setup::from_str`] share), in one pass and
+//! without allocating; a [`Setup`] (rows of any length) becomes a
+//! [`Position`] only through [`Setup::validate`]. A [`PositionError`] names
 //! the offending token and why. The text form (docs/RULES.md) is the `2m+2` counts
 //! in sowing order, then the side to move:
 //!
@@ -144,6 +146,7 @@ pub struct Setup {
     pub to_move: Side,
 }
 
+/// A side word: `S`, `South`, `N`, `North`, in any case.
 fn parse_side(text: &str) -> Option<Side> {
     if text.eq_ignore_ascii_case("s") || text.eq_ignore_ascii_case("south") {
         Some(Side::South)
@@ -154,112 +157,250 @@ fn parse_side(text: &str) -> Option<Side> {
     }
 }
 
+/// What [`scan`] read.
+struct Scanned {
+    to_move: Side,
+    /// Counts read (all passed to the callback).
+    counts: usize,
+    /// Whether the text is exactly [`Position`]'s display form: counts
+    /// without leading zeros or signs, one space after each, `S` or `N`.
+    canonical: bool,
+}
+
+/// A token other than a plain count, read.
+enum Token {
+    Count(u32),
+    Side(Side),
+}
+
+/// Whether `b` separates tokens: ASCII white space or a comma.
+#[inline]
+fn separates(b: u8) -> bool {
+    b == b',' || b.is_ascii_whitespace()
+}
+
+/// Up to three ASCII digits of `text` from `start`: where they end, and
+/// their value.
+#[inline]
+fn short_number(text: &[u8], start: usize) -> (usize, u32) {
+    let (mut i, mut v) = (start, 0);
+    while i < text.len() && i - start < 3 {
+        let d = text[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = 10 * v + u32::from(d);
+        i += 1;
+    }
+    (i, v)
+}
+
+/// The one parser of the text form (docs/RULES.md), in one pass without
+/// allocating on valid text: tokens are separated by ASCII white space
+/// and/or single commas (`4, 4` and `4,4` are fine, `4,,4` misses a
+/// count); every token but the last is a count, passed to `count` in
+/// order; the last is the side to move. Syntax errors only: the sizes are
+/// the callers' to check. Errors, when several apply, in this order: two
+/// separators in a row; the last token (missing or not a side); the first
+/// token that is not a count. (`count` may also see a last token that is
+/// a count: the text is then an error.)
+fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionError> {
+    let len = text.len();
+    let mut i = 0;
+    let mut tokens = 0;
+    let mut canonical = true;
+    // The latest token, and its side if it is one.
+    let (mut last, mut side) = ((0, 0), None);
+    // The latest token if it is not a count: an error once another follows.
+    let mut pending: Option<(usize, usize)> = None;
+    let mut first_error: Option<PositionError> = None;
+    // The usual start: counts of one to three digits, each followed by one
+    // space and another token, read without the general bookkeeping
+    // (nothing is pending, no error found, the latest token is a count).
+    loop {
+        let start = i;
+        let v;
+        (i, v) = short_number(text, start);
+        if i > start
+            && i + 1 < len
+            && text[i] == b' '
+            && !separates(text[i + 1])
+            && v <= MAX_SEEDS as u32
+        {
+            canonical &= text[start] != b'0' || i - start == 1;
+            count(v);
+            tokens += 1;
+            last = (start, i);
+            i += 1;
+        } else {
+            // Back to the space before this token, if any: the general
+            // loop reads it as the separator it is.
+            i = start - usize::from(tokens > 0);
+            break;
+        }
+    }
+    loop {
+        let run = i;
+        let mut after_comma = false;
+        while i < len && separates(text[i]) {
+            if text[i] == b',' {
+                if after_comma {
+                    return Err(PositionError::EmptyToken { token: tokens + 1 });
+                }
+                after_comma = true;
+            } else {
+                after_comma = false;
+            }
+            i += 1;
+        }
+        // The display form: one space between tokens, none around them.
+        let expected = usize::from(run != 0 && i != len);
+        if i - run != expected || (expected == 1 && text[run] != b' ') {
+            canonical = false;
+        }
+        if i == len {
+            break;
+        }
+        // Tokens up to the next separator other than one space.
+        loop {
+            tokens += 1;
+            if let Some((a, b)) = pending.take() {
+                if first_error.is_none() {
+                    first_error = Some(not_a_count(&text[a..b], tokens - 1));
+                }
+            }
+            let start = i;
+            // The usual count: one to three digits, read directly.
+            let v;
+            (i, v) = short_number(text, start);
+            if i > start && (i == len || separates(text[i])) && v <= MAX_SEEDS as u32 {
+                canonical &= text[start] != b'0' || i - start == 1;
+                count(v);
+                (last, side) = ((start, i), None);
+            } else {
+                while i < len && !separates(text[i]) {
+                    i += 1;
+                }
+                last = (start, i);
+                let token = match text[start..i] {
+                    [b'S'] => Ok(Token::Side(Side::South)),
+                    [b'N'] => Ok(Token::Side(Side::North)),
+                    _ => {
+                        canonical = false;
+                        slow_token(&text[start..i])
+                    }
+                };
+                side = None;
+                match token {
+                    Ok(Token::Count(v)) => count(v),
+                    Ok(Token::Side(s)) => {
+                        side = Some(s);
+                        pending = Some(last);
+                    }
+                    Err(()) => pending = Some(last),
+                }
+            }
+            // One space and another token, as the display form writes
+            // them: no need for the general separator loop.
+            if i + 1 < len && text[i] == b' ' && !separates(text[i + 1]) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    if tokens == 0 {
+        return Err(PositionError::Empty);
+    }
+    let Some(to_move) = side else {
+        let t = token_text(&text[last.0..last.1]);
+        return Err(if t.parse::<i64>().is_ok() {
+            PositionError::MissingSide
+        } else {
+            PositionError::UnknownSide {
+                token: tokens,
+                text: t,
+            }
+        });
+    };
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let counts = tokens - 1;
+    if counts % 2 == 1 {
+        return Err(PositionError::OddCount { count: counts });
+    }
+    if counts < 4 {
+        return Err(PositionError::TooFewCounts { count: counts });
+    }
+    Ok(Scanned {
+        to_move,
+        counts,
+        canonical,
+    })
+}
+
+/// Why `t`, token number `token`, is not a count, where a count is due.
+#[cold]
+fn not_a_count(t: &[u8], token: usize) -> PositionError {
+    match std::str::from_utf8(t).ok().and_then(parse_side) {
+        Some(_) => PositionError::SideNotLast {
+            token,
+            text: token_text(t),
+        },
+        None => count_error(t, token),
+    }
+}
+
+/// A token's text for an error message.
+fn token_text(t: &[u8]) -> String {
+    String::from_utf8_lossy(t).into_owned()
+}
+
+/// A token other than one to three digits or `S` or `N`: a count (as Rust
+/// reads an `i64`: a sign, then digits) or a side word; `Err` for
+/// anything else (see [`count_error`]).
+#[cold]
+fn slow_token(t: &[u8]) -> Result<Token, ()> {
+    let t = std::str::from_utf8(t).map_err(|_| ())?;
+    match t.parse::<i64>() {
+        Ok(n) if (0..=MAX_SEEDS as i64).contains(&n) => Ok(Token::Count(n as u32)),
+        Ok(_) => Err(()),
+        Err(_) => parse_side(t).map(Token::Side).ok_or(()),
+    }
+}
+
+/// Why `t`, token number `token`, is not a count, where a count is due.
+#[cold]
+fn count_error(t: &[u8], token: usize) -> PositionError {
+    let text = token_text(t);
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    match text.parse::<i64>() {
+        Ok(n) if n < 0 => PositionError::Negative { token, text },
+        Ok(_) => PositionError::CountTooLarge { token, text },
+        // Beyond i64: a sign and digits, or digits.
+        Err(_) if text.starts_with('-') && digits(&text[1..]) => {
+            PositionError::Negative { token, text }
+        }
+        Err(_) if !text.is_empty() && digits(&text) => PositionError::CountTooLarge { token, text },
+        Err(_) => PositionError::NotANumber { token, text },
+    }
+}
+
 impl FromStr for Setup {
     type Err = PositionError;
 
     /// Parses the docs/RULES.md text form. Syntax errors only; sizes are checked
     /// by [`Setup::validate`].
     fn from_str(text: &str) -> Result<Setup, PositionError> {
-        // Tokens are separated by ASCII white space and/or single commas:
-        // "4, 4" and "4,4" are fine, "4,,4" misses a count.
-        let bytes = text.as_bytes();
-        let mut tokens: Vec<&str> = Vec::with_capacity(2 * MAX_PITS + 3);
-        let mut i = 0;
-        let mut after_comma = false;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b == b',' {
-                if after_comma {
-                    return Err(PositionError::EmptyToken {
-                        token: tokens.len() + 1,
-                    });
-                }
-                after_comma = true;
-                i += 1;
-            } else if b.is_ascii_whitespace() {
-                after_comma = false;
-                i += 1;
-            } else {
-                let start = i;
-                while i < bytes.len() && bytes[i] != b',' && !bytes[i].is_ascii_whitespace() {
-                    i += 1;
-                }
-                // Both ends sit next to ASCII bytes: valid char boundaries.
-                tokens.push(&text[start..i]);
-                after_comma = false;
-            }
-        }
-        let Some((&last, counts)) = tokens.split_last() else {
-            return Err(PositionError::Empty);
-        };
-        let side = match parse_side(last) {
-            Some(s) => s,
-            None if last.parse::<i64>().is_ok() => return Err(PositionError::MissingSide),
-            None => {
-                return Err(PositionError::UnknownSide {
-                    token: tokens.len(),
-                    text: last.to_string(),
-                })
-            }
-        };
-        let mut numbers = Vec::with_capacity(counts.len());
-        for (i, &t) in counts.iter().enumerate() {
-            let token = i + 1;
-            // Only errors need the token's text as a String.
-            let text = || t.to_string();
-            match t.parse::<i64>() {
-                Ok(n) if n < 0 => {
-                    return Err(PositionError::Negative {
-                        token,
-                        text: text(),
-                    })
-                }
-                Ok(n) if n > MAX_SEEDS as i64 => {
-                    return Err(PositionError::CountTooLarge {
-                        token,
-                        text: text(),
-                    })
-                }
-                Ok(n) => numbers.push(n as u32),
-                Err(_) if parse_side(t).is_some() => {
-                    return Err(PositionError::SideNotLast {
-                        token,
-                        text: text(),
-                    })
-                }
-                Err(_) if t.starts_with('-') && t[1..].bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(PositionError::Negative {
-                        token,
-                        text: text(),
-                    })
-                }
-                Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(PositionError::CountTooLarge {
-                        token,
-                        text: text(),
-                    })
-                }
-                Err(_) => {
-                    return Err(PositionError::NotANumber {
-                        token,
-                        text: text(),
-                    })
-                }
-            }
-        }
-        let count = numbers.len();
-        if count % 2 == 1 {
-            return Err(PositionError::OddCount { count });
-        }
-        if count < 4 {
-            return Err(PositionError::TooFewCounts { count });
-        }
-        let m = count / 2 - 1;
+        let mut numbers = Vec::with_capacity(2 * MAX_PITS + 2);
+        let scanned = scan(text.as_bytes(), |v| numbers.push(v))?;
+        let m = scanned.counts / 2 - 1;
         Ok(Setup {
             south: numbers[..m].to_vec(),
             north: numbers[m + 1..2 * m + 1].to_vec(),
             stores: [numbers[m], numbers[2 * m + 1]],
-            to_move: side,
+            to_move: scanned.to_move,
         })
     }
 }
@@ -321,172 +462,62 @@ pub struct Position {
 
 impl FromStr for Position {
     type Err = PositionError;
+
+    /// Parses the docs/RULES.md text form and checks its sizes: the errors
+    /// of [`Setup::from_str`], then those of [`Setup::validate`].
     fn from_str(text: &str) -> Result<Position, PositionError> {
-        text.parse::<Setup>()?.validate()
+        Position::parse_form(text.as_bytes()).map(|(p, _)| p)
     }
 }
 
 impl Position {
-    /// The common text form read straight from bytes, without allocating:
-    /// counts of one to three ASCII digits and a last token `S`, `N`, `s` or
-    /// `n`, separated by ASCII white space and single commas. `None` for
-    /// anything else, valid or not: [`Position::from_str`] then gives the
-    /// position or the error. Whenever this returns a position,
-    /// `from_str` on the same text (trimmed or not) returns the same one.
-    pub fn parse_common(text: &[u8]) -> Option<Position> {
-        Position::parse_common_form(text).map(|(p, _)| p)
-    }
-
-    /// [`Position::parse_common`], also saying whether `text` is exactly
-    /// the position's [`Display`](fmt::Display) form (single spaces, no
-    /// leading zeros, `S` or `N`), which then need not be written again.
-    pub fn parse_common_form(text: &[u8]) -> Option<(Position, bool)> {
-        match Position::parse_display_form(text) {
-            Some(p) => Some((p, true)),
-            None => Position::parse_separated(text),
-        }
-    }
-
-    /// Exactly the display form (counts without leading zeros, one space
-    /// after each, `S` or `N` last) of a valid position, in one tight pass;
-    /// `None` for anything else.
-    fn parse_display_form(text: &[u8]) -> Option<Position> {
+    /// [`Position::from_str`] on bytes, without allocating on valid text,
+    /// also saying whether `text` is exactly the position's
+    /// [`Display`](fmt::Display) form (single spaces, no leading zeros, `S`
+    /// or `N`), which then need not be written again.
+    ///
+    /// # Errors
+    /// As [`Position::from_str`]; a token that is not UTF-8 is not a
+    /// number or a side (its text in the error is shown lossily).
+    pub fn parse_form(text: &[u8]) -> Result<(Position, bool), PositionError> {
         let mut counts = [0u8; 2 * MAX_PITS + 2];
-        let mut n = 0;
-        let mut i = 0;
-        loop {
-            let d = text.get(i)?.wrapping_sub(b'0');
-            if d > 9 {
-                break;
+        let (mut n, mut total) = (0, 0usize);
+        let scanned = scan(text, |v| {
+            // Every count is at most 255 (scan checks).
+            if let Some(c) = counts.get_mut(n) {
+                *c = v as u8;
             }
-            i += 1;
-            let mut v = d as u32;
-            let mut c = *text.get(i)?;
-            if c.is_ascii_digit() {
-                if v == 0 {
-                    return None;
-                }
-                v = 10 * v + (c - b'0') as u32;
-                i += 1;
-                c = *text.get(i)?;
-                if c.is_ascii_digit() {
-                    v = 10 * v + (c - b'0') as u32;
-                    i += 1;
-                    c = *text.get(i)?;
-                }
-            }
-            if c != b' ' || n == counts.len() || v > MAX_SEEDS as u32 {
-                return None;
-            }
-            i += 1;
-            counts[n] = v as u8;
             n += 1;
+            total += v as usize;
+        })?;
+        let m = scanned.counts / 2 - 1;
+        if m > MAX_PITS {
+            return Err(PositionError::TooManyPits { pits: m });
         }
-        if i + 1 != text.len() {
-            return None;
-        }
-        let to_move = match text[i] {
-            b'S' => Side::South,
-            b'N' => Side::North,
-            _ => return None,
-        };
-        Position::from_counts(&counts[..n], to_move)
-    }
-
-    /// The position of `counts` in sowing order (2m+2 of them) and the
-    /// side to move, if valid.
-    fn from_counts(counts: &[u8], to_move: Side) -> Option<Position> {
-        let n = counts.len();
-        if n % 2 == 1 || !(4..=2 * MAX_PITS + 2).contains(&n) {
-            return None;
-        }
-        let m = n / 2 - 1;
-        if counts.iter().map(|&x| x as u32).sum::<u32>() > MAX_SEEDS as u32 {
-            return None;
+        if total > MAX_SEEDS {
+            return Err(PositionError::TooManySeeds { total });
         }
         let mut houses = [[0u8; MAX_PITS]; 2];
         houses[0][..m].copy_from_slice(&counts[..m]);
         houses[1][..m].copy_from_slice(&counts[m + 1..2 * m + 1]);
-        Some(Position {
+        let position = Position {
             pits: m as u8,
             houses,
             stores: [counts[m], counts[2 * m + 1]],
-            to_move,
-        })
+            to_move: scanned.to_move,
+        };
+        Ok((position, scanned.canonical))
     }
 
-    fn parse_separated(text: &[u8]) -> Option<(Position, bool)> {
-        // The separators of `Setup::from_str`: ASCII white space and commas.
-        const fn separates(b: u8) -> bool {
-            matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b',')
-        }
-        let mut counts = [0u8; 2 * MAX_PITS + 2];
-        let mut n = 0;
-        let mut side = None;
-        let mut i = 0;
-        let len = text.len();
-        let mut canonical = true;
-        loop {
-            // Separators: white space, and commas, never two in a row
-            // without white space between them.
-            let mut after_comma = false;
-            let run = i;
-            while i < len && separates(text[i]) {
-                if text[i] == b',' {
-                    if after_comma {
-                        return None;
-                    }
-                    after_comma = true;
-                } else {
-                    after_comma = false;
-                }
-                i += 1;
-            }
-            // The display form: one space between tokens, none around them.
-            let expected = if run == 0 || i == len { 0 } else { 1 };
-            if i - run != expected || (expected == 1 && text[run] != b' ') {
-                canonical = false;
-            }
-            if i == len {
-                break;
-            }
-            let b = text[i];
-            i += 1;
-            if b.is_ascii_digit() && side.is_none() && n < counts.len() {
-                // One to three digits.
-                if b == b'0' && i < len && text[i].is_ascii_digit() {
-                    canonical = false;
-                }
-                let mut v = (b - b'0') as u32;
-                if i < len && text[i].is_ascii_digit() {
-                    v = 10 * v + (text[i] - b'0') as u32;
-                    i += 1;
-                    if i < len && text[i].is_ascii_digit() {
-                        v = 10 * v + (text[i] - b'0') as u32;
-                        i += 1;
-                    }
-                }
-                if v > MAX_SEEDS as u32 {
-                    return None;
-                }
-                counts[n] = v as u8;
-                n += 1;
-            } else if matches!(b, b'S' | b's' | b'N' | b'n') && side.is_none() {
-                canonical &= b == b'S' || b == b'N';
-                side = Some(if b == b'S' || b == b's' {
-                    Side::South
-                } else {
-                    Side::North
-                });
-            } else {
-                return None;
-            }
-            if i < len && !separates(text[i]) {
-                return None;
-            }
-        }
-        let to_move = side?;
-        Position::from_counts(&counts[..n], to_move).map(|p| (p, canonical))
+    /// The position of `text`, if it is one ([`Position::parse_form`]
+    /// without the error).
+    pub fn parse_common(text: &[u8]) -> Option<Position> {
+        Position::parse_form(text).ok().map(|(p, _)| p)
+    }
+
+    /// [`Position::parse_form`] without the error.
+    pub fn parse_common_form(text: &[u8]) -> Option<(Position, bool)> {
+        Position::parse_form(text).ok()
     }
 }
 
@@ -753,10 +784,11 @@ impl fmt::Display for Position {
 mod tests {
     use super::*;
 
-    /// `parse_common` never disagrees with `from_str`: on random texts over
-    /// the characters that matter, and it reads the usual forms itself.
+    /// `parse_form` says a text is the display form exactly when it is
+    /// (on random texts over the characters that matter), and reads the
+    /// same position with or without the white space around it.
     #[test]
-    fn parse_common_agrees_with_from_str() {
+    fn parse_form_knows_the_display_form() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move |n: u64| {
             state ^= state << 13;
@@ -791,7 +823,7 @@ mod tests {
                     .map(|_| alphabet[next(alphabet.len() as u64) as usize])
                     .collect()
             };
-            if let Some((p, canonical)) = Position::parse_common_form(text.as_bytes()) {
+            if let Ok((p, canonical)) = Position::parse_form(text.as_bytes()) {
                 assert_eq!(canonical, p.to_string() == text, "{text:?}");
                 read += 1;
                 displayed += canonical as usize;
@@ -813,21 +845,110 @@ mod tests {
                 Some((p, true))
             );
         }
-        for text in [
-            "",
-            "S",
-            "1 0 S",
-            "4 4 4 4 4 4 0 4 4 4 4 4 4 0",
-            "4,,4,4,4,4,0,4,4,4,4,4,4,0,S",
-            "0255 0 0 0 N",
-            "+4 0 0 0 N",
-            "256 0 0 0 N",
-            "200 0 0 0 100 0 0 0 S",
-            "4 0 0 0 South",
-            "4 0 0 0 S N",
-            "1 1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 0 S",
+        for (text, shown) in [
+            ("0255 0 0 0 N", "255 0 0 0 N"),
+            ("+4 0 0 0 n", "4 0 0 0 N"),
+            ("-0 1 000 2 South", "0 1 0 2 S"),
+            ("1 2,3\t4 north", "1 2 3 4 N"),
         ] {
-            assert_eq!(Position::parse_common(text.as_bytes()), None, "{text:?}");
+            let (p, canonical) = Position::parse_form(text.as_bytes()).expect(text);
+            assert_eq!((p.to_string().as_str(), canonical), (shown, false));
         }
+    }
+
+    /// Every error, and which one wins when several apply: two separators
+    /// in a row, then the last token, then the first bad count, then the
+    /// number of counts, then the sizes.
+    #[test]
+    fn errors_name_the_token_and_why() {
+        let many = "1 ".repeat(20) + "S";
+        for (text, message) in [
+            (
+                "",
+                "empty position: expected 2m+2 counts and a side (S or N)",
+            ),
+            (
+                " ,\t",
+                "empty position: expected 2m+2 counts and a side (S or N)",
+            ),
+            ("x 4,,4 Q", "token 3 is empty: two separators in a row"),
+            (
+                "x 0 0 0 4",
+                "the side to move is missing: end the position with S or N",
+            ),
+            (
+                "x 0 0 0 -4",
+                "the side to move is missing: end the position with S or N",
+            ),
+            (
+                "x 0 0 0 Q",
+                "token 5 'Q' is not a side: the last token must be S or N",
+            ),
+            (
+                "0 0 0 99999999999999999999",
+                "token 4 '99999999999999999999' is not a side: the last token must be S or N",
+            ),
+            (
+                "0 x y 0 S",
+                "token 2 'x' is not a seed count (a whole number 0..255)",
+            ),
+            (
+                "0 + 0 0 S",
+                "token 2 '+' is not a seed count (a whole number 0..255)",
+            ),
+            (
+                "0 S 0 0 0 S",
+                "token 2 'S' is a side, but the side to move must be the last token",
+            ),
+            (
+                "- 0 0 0 S",
+                "token 1 '-' is negative: seed counts are 0 or more",
+            ),
+            (
+                "0 -3 0 0 S",
+                "token 2 '-3' is negative: seed counts are 0 or more",
+            ),
+            (
+                "0 0 -99999999999999999999 0 S",
+                "token 3 '-99999999999999999999' is negative: seed counts are 0 or more",
+            ),
+            (
+                "256 0 0 0 N",
+                "token 1 '256' is too large: a game holds at most 255 seeds",
+            ),
+            (
+                "0 99999999999999999999 0 0 S",
+                "token 2 '99999999999999999999' is too large: a game holds at most 255 seeds",
+            ),
+            (
+                "0 +99999999999999999999 0 0 S",
+                "token 2 '+99999999999999999999' is not a seed count (a whole number 0..255)",
+            ),
+            (
+                "0 0 0 S",
+                "3 counts is odd: a position has 2m+2 counts (m houses and a store a side)",
+            ),
+            (
+                "0 0 S",
+                "2 counts is too few: a position has at least 4 (one house and a store a side)",
+            ),
+            (many.as_str(), "9 houses a side: at most 8 are supported"),
+            (
+                "200 0 0 0 100 0 0 0 S",
+                "300 seeds in all: at most 255 are supported",
+            ),
+        ] {
+            let error = text.parse::<Position>().expect_err(text);
+            assert_eq!(error.to_string(), message, "{text:?}");
+            let bytes = Position::parse_form(text.as_bytes()).expect_err(text);
+            assert_eq!(bytes, error, "{text:?}");
+        }
+        assert_eq!(
+            Position::parse_form(b"\xff 0 0 0 S"),
+            Err(PositionError::NotANumber {
+                token: 1,
+                text: "\u{fffd}".into()
+            })
+        );
     }
 }

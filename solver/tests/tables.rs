@@ -146,6 +146,29 @@ fn small_boards_match_reference_value() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Tables copied into memory ([`Tables::resident`], through
+/// `platform::read_only_copy`) answer as the mapped files do, and outlive
+/// the files' removal.
+#[test]
+fn resident_tables_answer_as_mapped_ones() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("resident");
+    build(&dir, 4, rules, 8, 2);
+    let mapped = Tables::open(&dir, 4, rules).unwrap();
+    let resident = Tables::open(&dir, 4, rules).unwrap().resident();
+    resident.open_all().unwrap();
+    mapped.open_all().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let index = Index::new(4);
+    for t in 0..=8 {
+        for b in index.tier_from(t, 0) {
+            let value = mapped.probe(b);
+            assert!(value.is_some(), "{b:?}");
+            assert_eq!(resident.probe(b), value, "{b:?}");
+        }
+    }
+}
+
 #[test]
 fn one_and_two_threads_give_identical_files() {
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {

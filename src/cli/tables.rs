@@ -227,36 +227,8 @@ fn physical_memory() -> Option<u64> {
 
 /// Bytes free for an unprivileged user on the file system of `dir` (or of
 /// its nearest existing ancestor: the build creates it).
-#[cfg(unix)]
 fn free_disk_space(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let existing = dir
-        .ancestors()
-        .find(|d| d.is_dir())
-        .unwrap_or(Path::new("."));
-    let existing = if existing.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        existing
-    };
-    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
-    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
-    // SAFETY: `c` is a NUL-terminated path and `st` a buffer of the right
-    // type; statvfs only writes into it, and it is read only on success.
-    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: statvfs succeeded, so it filled the structure.
-    let st = unsafe { st.assume_init() };
-    // The field types differ between platforms (u32 or u64).
-    #[allow(clippy::useless_conversion)]
-    u64::from(st.f_bavail).checked_mul(u64::from(st.f_frsize))
-}
-
-#[cfg(not(unix))]
-fn free_disk_space(_dir: &Path) -> Option<u64> {
-    None
+    kalah_solver::platform::free_disk_space(dir)
 }
 
 /// Builds (or completes) tiers `0..=max_seeds` in `dir` with progress bars

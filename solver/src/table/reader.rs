@@ -12,7 +12,10 @@
 //! lives until the last map goes). Deleting a file is safe for the same
 //! reason. Other programs must follow the same rule: copy tables by writing
 //! elsewhere and renaming, never with `cp` over a file that a `kalah`
-//! process may have open, never `truncate` or edit one in place.
+//! process may have open, never `truncate` or edit one in place (see
+//! [`platform::map_read_only`]). A file of another length than its tier's
+//! is refused when it is opened, before any value is read; one that
+//! shrinks after that cannot be detected.
 //!
 //! # No value from unchecked bytes
 //!
@@ -26,6 +29,7 @@ use super::stamp::{self, FileId};
 use super::{Ranker, TableError};
 use crate::board::Board;
 use crate::index::Index;
+use crate::platform::{self, Locality};
 use crate::rules::Rules;
 use crate::Probe;
 use memmap2::Mmap;
@@ -176,11 +180,9 @@ impl<B: AsRef<[u8]>> TierTable<B> {
 fn map_file(path: &Path) -> Result<(Mmap, Option<FileId>), TableError> {
     let file = File::open(path).map_err(|e| TableError::io(path, "open", e))?;
     let id = file.metadata().ok().and_then(|m| FileId::of(&m));
-    // SAFETY: the file is only read through the map, and by the contract
-    // of this module (see its documentation) nobody truncates or writes
-    // into a table file: they are replaced by rename, which leaves this
-    // map on the old file.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, "map", e))?;
+    // Sound under the module's contract (no one writes into or truncates a
+    // table file), which is `map_read_only`'s.
+    let map = platform::map_read_only(&file).map_err(|e| TableError::io(path, "map", e))?;
     Ok((map, id))
 }
 
@@ -220,20 +222,8 @@ impl TierTable<Mmap> {
     ) -> Result<TierTable<Mmap>, TableError> {
         let (source, id) = map_file(path)?;
         let source = TierTable::checked(source, path.to_path_buf(), pits, rules, tier, check, id)?;
-        let bytes: &[u8] = source.bytes.as_ref();
-        let mut copy = memmap2::MmapOptions::new()
-            .len(bytes.len())
-            .map_anon()
+        let map = platform::read_only_copy(source.bytes.as_ref())
             .map_err(|e| TableError::io(path, "allocate", e))?;
-        #[cfg(target_os = "linux")]
-        {
-            // Only a hint: without huge pages the table works the same.
-            let _ = copy.advise(memmap2::Advice::HugePage);
-        }
-        copy[..bytes.len()].copy_from_slice(bytes);
-        let map = copy
-            .make_read_only()
-            .map_err(|e| TableError::io(path, "protect", e))?;
         Ok(TierTable {
             bytes: map,
             path: source.path,
@@ -295,6 +285,13 @@ impl Tables {
     /// Opens the tiers `0..=K` of `dir` for `pits` and `rules`, `K` being the
     /// largest with every file `0..=K` present. Fails if tier 0 is missing.
     /// Each file's checksum is checked once ([`Check::Remembered`]).
+    ///
+    /// # Contract
+    /// Tier files are memory-mapped when first used (unless
+    /// [`Tables::resident`]): while these tables live, nobody may write
+    /// into or truncate a file of `dir`, or the process may read other
+    /// values or die of SIGBUS (see the module documentation). Replacing a
+    /// file by a rename, or deleting it, is safe.
     pub fn open(dir: impl AsRef<Path>, pits: usize, rules: Rules) -> Result<Tables, TableError> {
         Tables::open_with(dir, pits, rules, None, Check::Remembered)
     }
@@ -468,15 +465,7 @@ impl Probe for Tables {
             return;
         };
         if let Some(byte) = t.raw().get(self.ranker.rank(board) as usize) {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: prefetching is a hint and never faults; the pointer is
-            // into the live tier.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch(byte as *const u8 as *const i8, _MM_HINT_T0);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = byte;
+            platform::prefetch(byte, Locality::L1);
         }
     }
 }

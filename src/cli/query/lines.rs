@@ -216,30 +216,8 @@ impl LineReader {
     }
 }
 
-#[cfg(unix)]
 mod ready {
-    /// Whether standard input can be read without blocking: bytes waiting,
-    /// its end, or an error (which the read then reports).
-    pub fn stdin_ready() -> bool {
-        let mut fd = libc::pollfd {
-            fd: libc::STDIN_FILENO,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid `pollfd` for the duration of the call, a zero
-        // timeout; `poll` only writes its `revents`.
-        let n = unsafe { libc::poll(&mut fd, 1, 0) };
-        n != 0
-    }
-}
-
-#[cfg(not(unix))]
-mod ready {
-    /// Without `poll`, every chunk ends where standard input's buffer does:
-    /// answers still come as lines arrive, in smaller passes.
-    pub fn stdin_ready() -> bool {
-        false
-    }
+    pub use kalah_solver::platform::stdin_ready;
 }
 
 #[cfg(test)]

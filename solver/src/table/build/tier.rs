@@ -1,4 +1,5 @@
-//! Building the tables, tier by tier; each tier in parallel.
+//! The tier algorithm: every board of tier `k` solved from the tiers below
+//! it, in parallel.
 //!
 //! Tier `k` lives in a buffer of `AtomicI8`, every entry starting at
 //! [`UNKNOWN`]. A child in the same tier has a lower potential (see
@@ -14,435 +15,21 @@
 //! The rank of a child is mostly known before the opponent's side is: each
 //! house of the mover's side is planned once ([`Plan`]) for all the
 //! opponent's sides it meets, and most children then cost one or two
-//! look-ups instead of a sowing and a full rank.
-//!
-//! Measured on 6 pits, tiers 0..=20, 2 threads, same bytes each time: the
-//! first version walked the tier in rank order and solved a missing
-//! same-tier child on the spot, recursively (about half the boards, each
-//! waiting on its own children's reads): 16.6 s. By potential class:
-//! 14.0 s. With planned houses: 8.9 s; with captures planned too: 7.2 s.
-//! Tiers 0..=22 (548 M boards), 3 interleaved runs each: 16.2-18.5 s, then
-//! 14.4-15.1 s with the files written in the background and new memory
-//! filled in parallel.
-//!
-//! Memory: every tier, once solved, stays in memory for the tiers above it,
-//! in anonymous memory that asks for transparent huge pages (with 4 KiB
-//! pages nearly every random read would also miss the TLB; this halved the
-//! build time). Tiers kept from an earlier run are checked, then copied in
-//! from their files. Peak memory is thus about the size of the tables being
-//! built (plus the page cache of the files written, which the kernel may
-//! drop at will).
-//!
-//! Files are written under a temporary name of the writer's own
-//! (`<name>.tmp.<pid>.<n>`, created exclusively), synced, renamed and the
-//! directory synced, each by a thread of its own while the next tier is
-//! solved (a stop or an error waits for it, so every tier before the one
-//! abandoned has its file; writing and the first touch of each new tier's
-//! memory were a quarter of the time of tiers 21 and 22). After the rename
-//! the builder stamps the file as checked (see [`super::stamp`]): it
-//! computed the checksum from the values it wrote.
-//!
-//! One build at a time per directory, board size and rule set: a build
-//! holds an exclusive lock on `kalah-m{m}-{slug}.lock` in the directory for
-//! its whole run (the lock file itself stays). A second build waits for it
-//! ([`Progress::waiting`]), then resumes from what the first left. Once the
-//! lock is held, temporary files of that board size and rule set can only
-//! be a dead build's, and are removed. Readers take no lock: a final name
-//! only ever appears by an atomic rename.
-//!
-//! A rerun keeps every tier from 0 up whose final file passes the check
-//! (header, size, end marker, checksum: in full, or by its stamp), and
-//! rebuilds from the first tier that does not ([`Progress::rejected`] says
-//! why when the file is there but unusable).
+//! look-ups instead of a sowing and a full rank. (What each of these steps
+//! gained: docs/PERFORMANCE.md.)
 
-use super::format::{file_len, file_name, trailer, Check, Header, Xxh64};
-use super::reader::TierTable;
-use super::stamp::{self, FileId};
-use super::{Ranker, TableError, MAX_TIER};
+use super::{Progress, TierValues, UNKNOWN};
 use crate::board::{Board, Game};
 use crate::index::Index;
-use crate::rules::{CaptureRule, Rules, MAX_PITS};
-use memmap2::{MmapOptions, MmapRaw};
+use crate::platform::{prefetch, Locality};
+use crate::rules::{CaptureRule, MAX_PITS};
+use crate::table::Ranker;
 use rayon::prelude::*;
-use std::fs::{self, File};
-use std::io::Write;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI8, Ordering::Relaxed};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// The entry of a board not solved yet.
-pub const UNKNOWN: i8 = i8::MIN;
-
-/// Bytes a tier file is written in at a time.
-const WRITE_CHUNK: usize = 1 << 20;
 
 /// Boards a rayon task takes at once.
 const CHUNK: usize = 1 << 14;
-
-/// What to build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BuildConfig {
-    /// Houses a side, 1..=8.
-    pub pits: usize,
-    pub rules: Rules,
-    /// Tiers `0..=max_seeds` are built; at most [`MAX_TIER`].
-    pub max_seeds: u32,
-    /// Worker threads (0: as many as the machine has).
-    pub threads: usize,
-}
-
-/// What happened to one tier.
-#[derive(Clone, Debug)]
-pub struct TierStats {
-    pub tier: u32,
-    pub boards: u64,
-    /// Seconds spent computing (the file is written in the background,
-    /// while the next tier is computed); checking and loading when reused.
-    pub seconds: f64,
-    /// The complete file was already there and was kept.
-    pub reused: bool,
-    pub path: PathBuf,
-}
-
-/// The outcome of [`build_tables`].
-#[derive(Clone, Debug)]
-pub struct BuildReport {
-    pub tiers: Vec<TierStats>,
-    /// Wall time of the whole build.
-    pub seconds: f64,
-    /// Boards computed by this run (not counting reused tiers).
-    pub built_boards: u64,
-    /// Bytes of all tier files.
-    pub bytes: u64,
-}
-
-/// Progress reports; every method has an empty default. Called from worker
-/// threads, hence `Sync`.
-pub trait Progress: Sync {
-    /// Tier `tier` with `boards` boards is about to be computed.
-    fn tier_started(&self, _tier: u32, _boards: u64) {}
-    /// `boards` more boards of the current tier are done.
-    fn advanced(&self, _boards: u64) {}
-    /// Tier `stats.tier` is computed (or reused when `stats.reused`). A
-    /// computed tier's file may still be being written: it is complete when
-    /// [`build_tables`] returns, with success or not.
-    fn tier_finished(&self, _stats: &TierStats) {}
-    /// Another build holds the lock file `lock`: this one waits for it.
-    fn waiting(&self, _lock: &Path) {}
-    /// The file of a tier is there but unusable (`error` names it and
-    /// says why): it and every tier above it are built anew.
-    fn rejected(&self, _error: &TableError) {}
-}
-
-/// Bytes of the files of tiers `0..=max_seeds` of `pits` houses a side;
-/// the build needs about as much memory (every tier stays in memory for
-/// the tiers above it).
-pub fn tables_bytes(pits: usize, max_seeds: u32) -> u128 {
-    let index = Index::new(pits);
-    (0..=max_seeds)
-        .map(|k| index.tier_size(k).saturating_add(file_len(0) as u128))
-        .fold(0u128, u128::saturating_add)
-}
-
-/// The lock file of builds of `pits` and `rules` in `dir`.
-pub fn lock_path(dir: &Path, pits: usize, rules: Rules) -> PathBuf {
-    dir.join(format!("kalah-m{pits}-{}.lock", rules.slug()))
-}
-
-/// Takes the build lock of `pits` and `rules` in `dir`, waiting for
-/// another build that holds it (saying so through `progress`) until it
-/// ends or `stop` is set. The lock lasts as long as the returned file is
-/// open (the operating system releases it when the process dies).
-fn lock_build(
-    dir: &Path,
-    pits: usize,
-    rules: Rules,
-    progress: &dyn Progress,
-    stop: &AtomicBool,
-) -> Result<File, TableError> {
-    let path = lock_path(dir, pits, rules);
-    let file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| TableError::io(&path, "create the lock file", e))?;
-    let mut said = false;
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                if !said {
-                    progress.waiting(&path);
-                    said = true;
-                }
-                if stop.load(Relaxed) {
-                    return Err(TableError::StoppedWaiting { lock: path });
-                }
-                // Polled rather than blocked on, so that a stop is seen.
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(TableError::io(&path, "lock", e));
-            }
-        }
-    }
-}
-
-/// Removes the temporary files of `pits` and `rules` in `dir`: table files
-/// and stamps being written (`<name>.tmp.<pid>.<n>`, and `<name>.tmp` of
-/// older versions). Called with the build lock held, when no live build of
-/// them exists; a reader writing a stamp at that moment only loses it.
-fn remove_stale_temps(dir: &Path, pits: usize, rules: Rules) -> Result<(), TableError> {
-    let prefix = format!("kalah-m{pits}-{}-k", rules.slug());
-    let entries = fs::read_dir(dir).map_err(|e| TableError::io(dir, "list", e))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some(rest) = name.strip_prefix(&prefix) else {
-            continue;
-        };
-        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-        let Some(rest) = rest.strip_prefix(".tbl") else {
-            continue;
-        };
-        let rest = rest.strip_prefix(stamp::SUFFIX).unwrap_or(rest);
-        if rest == ".tmp" || rest.starts_with(".tmp.") {
-            let path = entry.path();
-            fs::remove_file(&path).map_err(|e| TableError::io(&path, "remove stale file", e))?;
-        }
-    }
-    Ok(())
-}
-
-/// No progress reports.
-impl Progress for () {}
-
-/// Builds (or completes) the tables of `config` in `dir`, creating it if
-/// needed, holding the build lock of the directory, board size and rule
-/// set (see the module documentation) while it runs. Checks `stop` while
-/// it waits for the lock, before each tier (kept or built) and between
-/// the blocks of boards of a tier; once it is set, the current tier is
-/// abandoned (no file of it is left) and [`TableError::Stopped`] returned,
-/// after the file of the tier before it is complete.
-pub fn build_tables(
-    dir: &Path,
-    config: &BuildConfig,
-    progress: &dyn Progress,
-    stop: &AtomicBool,
-) -> Result<BuildReport, TableError> {
-    let BuildConfig {
-        pits,
-        rules,
-        max_seeds,
-        threads,
-    } = *config;
-    if !(1..=MAX_PITS).contains(&pits) {
-        return Err(TableError::Unsupported {
-            reason: format!("{pits} pits a side (1..={MAX_PITS})"),
-        });
-    }
-    if max_seeds > MAX_TIER {
-        return Err(TableError::Unsupported {
-            reason: format!("{max_seeds} seeds: entries are i8, at most {MAX_TIER} seeds"),
-        });
-    }
-    let index = Index::new(pits);
-    for k in 0..=max_seeds {
-        let size = index.tier_size(k);
-        if usize::try_from(size).is_err() || size > (isize::MAX as u128) {
-            return Err(TableError::Unsupported {
-                reason: format!("tier {k} of {pits} pits has {size} boards: too large"),
-            });
-        }
-    }
-    fs::create_dir_all(dir).map_err(|e| TableError::io(dir, "create directory", e))?;
-    let _lock = lock_build(dir, pits, rules, progress, stop)?;
-    remove_stale_temps(dir, pits, rules)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(64 << 20)
-        .build()
-        .map_err(|e| TableError::Unsupported {
-            reason: format!("thread pool: {e}"),
-        })?;
-
-    let start = Instant::now();
-    let game = Game::new(pits, rules);
-    let ranker = Ranker::new(pits);
-    let mut lower: Vec<Arc<HugeBuf>> = Vec::new();
-    // The file of the tier solved last, written while the next is solved.
-    let mut writing = Writing(None);
-    let mut report = BuildReport {
-        tiers: Vec::new(),
-        seconds: 0.0,
-        built_boards: 0,
-        bytes: 0,
-    };
-    let mut reusing = true;
-    for k in 0..=max_seeds {
-        if stop.load(Relaxed) {
-            // Also while tiers are only checked and loaded.
-            writing.finish()?;
-            return Err(TableError::Stopped {
-                dir: dir.to_path_buf(),
-                tier: k,
-            });
-        }
-        let t0 = Instant::now();
-        let path = dir.join(file_name(pits, rules, k));
-        let size = index.tier_size(k) as u64;
-        if reusing && path.is_file() {
-            let kept = TierTable::open(&path, pits, rules, k, Check::Remembered);
-            if let Err(e) = &kept {
-                progress.rejected(e);
-            }
-            if let Ok(t) = kept {
-                let buf =
-                    HugeBuf::copy_of(t.raw()).map_err(|e| TableError::io(&path, "allocate", e))?;
-                let stats = TierStats {
-                    tier: k,
-                    boards: size,
-                    seconds: t0.elapsed().as_secs_f64(),
-                    reused: true,
-                    path,
-                };
-                progress.tier_finished(&stats);
-                report.tiers.push(stats);
-                report.bytes += file_len(size);
-                lower.push(Arc::new(buf));
-                continue;
-            }
-        }
-        reusing = false;
-        progress.tier_started(k, size);
-        let lower_values: Vec<&[AtomicI8]> = lower.iter().map(|t| t.atomics()).collect();
-        let values =
-            pool.install(|| solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop));
-        let values = match values {
-            Some(Ok(v)) => Arc::new(v),
-            // A failed write of the tier before is reported first: it
-            // means a file is missing.
-            Some(Err(e)) => {
-                writing.finish()?;
-                return Err(TableError::io(&path, "allocate", e));
-            }
-            None => {
-                writing.finish()?;
-                return Err(TableError::Stopped {
-                    dir: dir.to_path_buf(),
-                    tier: k,
-                });
-            }
-        };
-        writing.finish()?;
-        let tier = Arc::clone(&values);
-        let file = path.clone();
-        writing.0 = Some(
-            std::thread::Builder::new()
-                .name(format!("kalah-write-{k}"))
-                .spawn(move || write_tier(&file, pits, rules, k, tier.atomics()))
-                .map_err(|e| TableError::io(&path, "start the writer thread", e))?,
-        );
-        let stats = TierStats {
-            tier: k,
-            boards: size,
-            seconds: t0.elapsed().as_secs_f64(),
-            reused: false,
-            path,
-        };
-        progress.tier_finished(&stats);
-        report.tiers.push(stats);
-        report.built_boards += size;
-        report.bytes += file_len(size);
-        lower.push(values);
-    }
-    writing.finish()?;
-    report.seconds = start.elapsed().as_secs_f64();
-    Ok(report)
-}
-
-/// The thread writing a tier file, if any. Dropping it (a panic while the
-/// next tier is solved) still waits for the file.
-struct Writing(Option<std::thread::JoinHandle<Result<(), TableError>>>);
-
-impl Writing {
-    /// Waits for the file and returns how its writing went.
-    fn finish(&mut self) -> Result<(), TableError> {
-        match self.0.take() {
-            None => Ok(()),
-            Some(w) => w
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        }
-    }
-}
-
-impl Drop for Writing {
-    fn drop(&mut self) {
-        if let Some(w) = self.0.take() {
-            let _ = w.join();
-        }
-    }
-}
-
-/// Writes one tier file safely: a temporary name of this writer's own
-/// (created exclusively), fsync, rename, directory sync; then the stamp
-/// that records its checksum as checked.
-fn write_tier(
-    path: &Path,
-    pits: usize,
-    rules: Rules,
-    tier: u32,
-    values: &[AtomicI8],
-) -> Result<(), TableError> {
-    let tmp = stamp::temp_name(path);
-    let header = Header::new(pits, rules, tier, values.len() as u64).to_bytes();
-    let mut hash = Xxh64::new(0);
-    let mut write = || -> std::io::Result<File> {
-        let mut f = File::options().write(true).create_new(true).open(&tmp)?;
-        hash.update(&header);
-        f.write_all(&header)?;
-        let mut bytes = vec![0u8; WRITE_CHUNK.min(values.len())];
-        for chunk in values.chunks(WRITE_CHUNK) {
-            let out = &mut bytes[..chunk.len()];
-            for (b, v) in out.iter_mut().zip(chunk) {
-                *b = v.load(Relaxed) as u8;
-            }
-            hash.update(out);
-            f.write_all(out)?;
-        }
-        f.write_all(&trailer(&hash))?;
-        f.sync_all()?;
-        Ok(f)
-    };
-    let file = match write() {
-        Ok(f) => f,
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            return Err(TableError::io(&tmp, "write", e));
-        }
-    };
-    if let Err(e) = fs::rename(&tmp, path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(TableError::io(path, "rename into place", e));
-    }
-    if let Some(parent) = path.parent() {
-        // Make the rename durable; not every platform can open a directory.
-        if let Ok(d) = File::open(parent) {
-            let _ = d.sync_all();
-        }
-    }
-    // The identity of the file just renamed, read from the open file (the
-    // name could already hold another build's file).
-    if let Some(id) = file.metadata().ok().and_then(|m| FileId::of(&m)) {
-        stamp::record(path, &id, hash.finish());
-    }
-    Ok(())
-}
 
 /// Solves one tier of `M` pits a side.
 struct TierSolver<'a, const M: usize> {
@@ -451,11 +38,12 @@ struct TierSolver<'a, const M: usize> {
     tier: u32,
     /// `lower[t]`: the values of tier `t < tier`.
     lower: &'a [&'a [AtomicI8]],
+    /// The values of this tier, [`UNKNOWN`] until solved.
     cur: &'a [AtomicI8],
 }
 
 /// All values of tier `k`, or `None` if stopped.
-fn solve_tier(
+pub(super) fn solve_tier(
     game: &Game,
     ranker: &Ranker,
     index: &Index,
@@ -463,13 +51,20 @@ fn solve_tier(
     lower: &[&[AtomicI8]],
     progress: &dyn Progress,
     stop: &AtomicBool,
-) -> Option<std::io::Result<HugeBuf>> {
+) -> Option<std::io::Result<TierValues>> {
     let size = index.tier_size(k) as usize;
-    let buf = match HugeBuf::new(size, UNKNOWN as u8) {
+    // Filled in parallel: the first touch of fresh memory (page faults,
+    // zeroing) is most of the cost.
+    let buf = TierValues::with(size, |bytes| {
+        bytes
+            .par_chunks_mut(1 << 21)
+            .for_each(|c| c.fill(UNKNOWN as u8))
+    });
+    let buf = match buf {
         Ok(b) => b,
         Err(e) => return Some(Err(e)),
     };
-    let cur = buf.atomics();
+    let cur = buf.as_slice();
     macro_rules! run {
         ($m:literal) => {
             TierSolver::<$m> {
@@ -685,7 +280,9 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                 },
                 "planned child {n} of {b:?}"
             );
-            prefetch(kid.cell as *const AtomicI8 as *const u8);
+            // Into L2, not L1: the lines of a block and the rank table
+            // would evict each other from L1.
+            prefetch(kid.cell, Locality::L2);
             out[n] = kid;
         }
         plans.len()
@@ -987,73 +584,6 @@ fn plans_house(b: Board, n: usize) -> usize {
         moves &= moves - 1;
     }
     moves.trailing_zeros() as usize
-}
-
-/// Asks for the cache line of `p` (a hint: no effect on results). Into L2
-/// (T1): with L1 hints, the lines of a block and the rank table evict each
-/// other (measured ~8% slower).
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching never faults, whatever the address.
-    #[allow(unused_unsafe)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T1);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// A byte buffer in anonymous memory, asking for transparent huge pages:
-/// the tiers are read at random, and with 4 KiB pages nearly every read
-/// would also miss the TLB.
-///
-/// Once built (`new`, `copy_of`) it is a raw map: every access goes through
-/// [`HugeBuf::atomics`] (solving, reading the lower tiers, writing the
-/// file), so threads may share it.
-struct HugeBuf {
-    map: MmapRaw,
-    len: usize,
-}
-
-impl HugeBuf {
-    /// `len` bytes, all `fill`.
-    fn new(len: usize, fill: u8) -> std::io::Result<HugeBuf> {
-        HugeBuf::with(len, |bytes| {
-            if fill != 0 {
-                // In parallel: the first touch of fresh memory (page
-                // faults, zeroing) is most of the cost.
-                bytes.par_chunks_mut(1 << 21).for_each(|c| c.fill(fill));
-            }
-        })
-    }
-
-    /// A copy of `bytes`.
-    fn copy_of(bytes: &[u8]) -> std::io::Result<HugeBuf> {
-        HugeBuf::with(bytes.len(), |b| b.copy_from_slice(bytes))
-    }
-
-    /// `len` zero bytes, then set by `init`.
-    fn with(len: usize, init: impl FnOnce(&mut [u8])) -> std::io::Result<HugeBuf> {
-        let mut map = MmapOptions::new().len(len.max(1)).map_anon()?;
-        #[cfg(target_os = "linux")]
-        let _ = map.advise(memmap2::Advice::HugePage);
-        init(&mut map[..len]);
-        Ok(HugeBuf {
-            map: MmapRaw::from(map),
-            len,
-        })
-    }
-
-    /// The bytes, as atomics.
-    fn atomics(&self) -> &[AtomicI8] {
-        let p = self.map.as_mut_ptr();
-        // SAFETY: AtomicI8 has the same size, alignment and bit validity as
-        // u8; the pointer is the raw map's (no Rust reference to its bytes
-        // exists once it is built), valid for `len` bytes while `self`
-        // lives, and every access goes through atomics.
-        unsafe { std::slice::from_raw_parts(p as *const AtomicI8, self.len) }
-    }
 }
 
 #[cfg(test)]
