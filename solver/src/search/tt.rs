@@ -17,7 +17,7 @@
 //! Buckets of two slots, 32 bytes (two buckets a cache line). A slot is two
 //! `AtomicU64`s: `check = key ^ data` and `data`. A reader accepts a slot only
 //! when `check ^ data == key`, the data has its valid bit, and the data's
-//! 12-bit key hash agrees, so an entry torn by two threads writing at once
+//! 11-bit key hash agrees, so an entry torn by two threads writing at once
 //! (Hyatt & Mann's lock-less scheme) is rejected rather than misread; a
 //! torn pair that passes would need two independent coincidences.
 //!
@@ -39,7 +39,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use memmap2::MmapMut;
+use crate::platform::{prefetch, AnonArray, Locality};
 
 /// Which side of a board's value a search result bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,11 +129,10 @@ fn generation_of(data: u64) -> u8 {
     (data >> 44) as u8
 }
 
-#[repr(C, align(32))]
-struct Bucket {
-    /// `[check0, data0, check1, data1]`.
-    words: [AtomicU64; 4],
-}
+/// `[check0, data0, check1, data1]`: 32 bytes, at a multiple of 32 in the
+/// table's memory (an [`AnonArray`] starts on a page), so two buckets share
+/// a cache line and none straddles two.
+type Bucket = [AtomicU64; 4];
 
 /// A fixed-size, lock-free transposition table keyed by exact board keys.
 ///
@@ -142,15 +141,14 @@ struct Bucket {
 /// a probe is a random access into a large table, and with 4 KiB pages most
 /// probes would also miss the TLB.
 pub struct TranspositionTable {
-    memory: MmapMut,
-    len: usize,
+    memory: AnonArray<Bucket>,
     generation: AtomicU8,
 }
 
 impl std::fmt::Debug for TranspositionTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TranspositionTable")
-            .field("buckets", &self.len)
+            .field("buckets", &self.memory.len())
             .finish()
     }
 }
@@ -162,31 +160,21 @@ impl TranspositionTable {
     /// If the memory cannot be mapped.
     pub fn new(megabytes: usize) -> std::io::Result<TranspositionTable> {
         let len = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
-        let memory = MmapMut::map_anon(len * std::mem::size_of::<Bucket>())?;
-        #[cfg(target_os = "linux")]
-        {
-            // Only a hint: without huge pages the table works the same.
-            let _ = memory.advise(memmap2::Advice::HugePage);
-        }
+        let memory = AnonArray::zeroed(len)?;
         Ok(TranspositionTable {
             memory,
-            len,
             generation: AtomicU8::new(0),
         })
     }
 
     #[inline]
     fn buckets(&self) -> &[Bucket] {
-        // SAFETY: the mapping is page-aligned (Bucket needs 32), holds
-        // exactly `len` buckets, lives as long as `self`, and starts zeroed,
-        // which is a valid `Bucket`; every access after is through atomics,
-        // so shared references to it are sound.
-        unsafe { std::slice::from_raw_parts(self.memory.as_ptr() as *const Bucket, self.len) }
+        self.memory.as_slice()
     }
 
     /// Number of slots (two a bucket).
     pub fn slots(&self) -> usize {
-        2 * self.len
+        2 * self.memory.len()
     }
 
     /// Starts a new generation: older entries become replaceable in the
@@ -198,7 +186,7 @@ impl TranspositionTable {
     /// Forgets everything.
     pub fn clear(&self) {
         for b in self.buckets() {
-            for w in &b.words {
+            for w in b {
                 w.store(0, Relaxed);
             }
         }
@@ -207,28 +195,20 @@ impl TranspositionTable {
     #[inline]
     fn bucket(&self, key: u64) -> &Bucket {
         // Fast range reduction of the mixed key onto the bucket count.
-        let i = ((mix(key) as u128 * self.len as u128) >> 64) as usize;
+        let i = ((mix(key) as u128 * self.memory.len() as u128) >> 64) as usize;
         &self.buckets()[i]
     }
 
     /// Prefetches the bucket of `key` (a hint; no effect on results).
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is a hint and never faults; the pointer is
-        // to a live bucket.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch(self.bucket(key) as *const Bucket as *const i8, _MM_HINT_T0);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(self.bucket(key), Locality::L1);
     }
 
     #[inline]
     fn read_slot(b: &Bucket, slot: usize, key: u64) -> Option<u64> {
-        let check = b.words[2 * slot].load(Relaxed);
-        let data = b.words[2 * slot + 1].load(Relaxed);
+        let check = b[2 * slot].load(Relaxed);
+        let data = b[2 * slot + 1].load(Relaxed);
         (data & VALID != 0
             && check ^ data == key
             && (data >> HASH_SHIFT) & HASH_MASK == key_hash(key))
@@ -237,8 +217,8 @@ impl TranspositionTable {
 
     #[inline]
     fn write_slot(b: &Bucket, slot: usize, key: u64, data: u64) {
-        b.words[2 * slot + 1].store(data, Relaxed);
-        b.words[2 * slot].store(key ^ data, Relaxed);
+        b[2 * slot + 1].store(data, Relaxed);
+        b[2 * slot].store(key ^ data, Relaxed);
     }
 
     /// What the table knows about the board with key `key`.
@@ -286,7 +266,7 @@ impl TranspositionTable {
                 return;
             }
         }
-        let data0 = b.words[1].load(Relaxed);
+        let data0 = b[1].load(Relaxed);
         let old0 = decode(data0);
         let data = encode(key, &new, generation);
         if data0 & VALID == 0 || generation_of(data0) != generation || new.work >= old0.work {
