@@ -22,6 +22,20 @@ pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "kalah: {text}");
 }
 
+/// The service's observer for a terminal command: notes and search
+/// progress on standard error.
+pub struct Stderr;
+
+impl crate::service::Observer for Stderr {
+    fn note(&self, text: &str) {
+        note(text);
+    }
+
+    fn search(&self, label: &str, nodes: &(dyn Fn() -> u64 + Sync), search: &mut dyn FnMut()) {
+        with_search_progress(label, nodes, search);
+    }
+}
+
 /// Runs `work` while a line on stderr says `label` and how the search goes:
 /// `nodes()` is polled a few times a second for the nodes searched so far
 /// (the solver's counters advance at the end of each null-window test, so
