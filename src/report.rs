@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::service::answer::{round3, Outcome as Result3};
 use crate::published::{Claim, Outcome};
+use crate::service::answer::{round3, Outcome as Result3};
 
 /// How a computed value compares with the literature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,6 +72,9 @@ pub struct PositionJson<'a> {
     pub rules: String,
     pub seeds_on_board: u32,
     pub game_over: bool,
+    /// South's final store difference, once the game is over.
+    pub final_score: Option<i32>,
+    pub legal_moves: Vec<usize>,
 }
 
 impl<'a> PositionJson<'a> {
@@ -86,6 +89,8 @@ impl<'a> PositionJson<'a> {
             rules: rules.slug(),
             seeds_on_board: pos.seeds_on_board(),
             game_over: pos.is_over(rules),
+            final_score: pos.final_score(rules),
+            legal_moves: pos.legal_moves(rules),
         }
     }
 }

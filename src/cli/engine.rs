@@ -13,8 +13,8 @@ use kalah_solver::{Game, Probe, Rules};
 use super::common::CliError;
 use super::table_dir::{self, TableDir};
 use super::tables::build_with_progress;
-use crate::service::setup::{self, StopBy, TablePolicy};
 use crate::service;
+use crate::service::setup::{self, StopBy, TablePolicy};
 
 /// Where the endgame tables are and how many seeds they cover.
 #[derive(Args, Clone, Debug)]

@@ -12,16 +12,16 @@ use kalah_solver::{Game, Line, Numbering, Position, Rules};
 use super::common::{
     count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
 };
+use super::core_cmds::json_line;
 use super::engine::{SearchArgs, TableArgs};
 use super::output;
 use super::progress::note;
 use super::solve::{solve_start, turn_text};
-use super::core_cmds::json_line;
-use crate::service::answer::round3;
-use serde::Serialize;
 use crate::outln;
 use crate::published::{claims, Claim, Outcome, IDU_GAMES};
 use crate::report::{self, GameCheck, Row, Status};
+use crate::service::answer::round3;
+use serde::Serialize;
 
 /// Which rule sets to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -9,13 +9,13 @@ use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line, Side};
 
 use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::core_cmds::json_line;
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
-use super::core_cmds::json_line;
+use crate::outln;
 use crate::service::answer::{round3, Outcome};
 use serde::Serialize;
-use crate::outln;
 
 /// Arguments of `kalah solve`.
 #[derive(Args, Debug)]

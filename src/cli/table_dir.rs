@@ -27,8 +27,8 @@ use kalah_solver::{CaptureRule, EndRule, Rules};
 
 use super::common::{plural, CliError};
 use super::core_cmds::json_line;
-use serde::Serialize;
 use crate::outln;
+use serde::Serialize;
 
 /// The environment variable that names the table directory.
 pub const ENV_VAR: &str = "KALAH_TABLES";

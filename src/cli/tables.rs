@@ -14,12 +14,12 @@ use kalah_solver::table::{
 };
 
 use super::common::{plural, usize_in, CliError, RulesArgs, PITS_RANGE};
+use super::core_cmds::json_line;
 use super::engine::parse_threads;
 use super::table_dir;
-use super::core_cmds::json_line;
+use crate::outln;
 use crate::service::answer::round3;
 use serde::Serialize;
-use crate::outln;
 
 /// Arguments of `kalah build`.
 #[derive(Args, Debug, Clone)]

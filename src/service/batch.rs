@@ -79,9 +79,8 @@ impl Input {
     /// # Errors
     /// When it cannot be opened (an input error naming it).
     pub fn file(path: &Path) -> Result<Input, Error> {
-        let f = File::open(path).map_err(|e| {
-            Error::Input(format!("cannot read batch file {}: {e}", path.display()))
-        })?;
+        let f = File::open(path)
+            .map_err(|e| Error::Input(format!("cannot read batch file {}: {e}", path.display())))?;
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(1 << 20, f)),
             can_block: false,
@@ -153,7 +152,13 @@ fn parse_line(line: &[u8]) -> Option<Position> {
 /// The JSON error line of input line `n` (no newline).
 fn error_line(n: u64, msg: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(msg.len() + 32);
-    write_json(&mut out, &ErrorLine { line: n, error: msg });
+    write_json(
+        &mut out,
+        &ErrorLine {
+            line: n,
+            error: msg,
+        },
+    );
     out
 }
 
@@ -161,12 +166,7 @@ fn error_line(n: u64, msg: &str) -> Vec<u8> {
 /// tables or a finished game (the usual case), appending its JSON line to
 /// `out`. `false` (nothing written) for every other line: bad lines, board
 /// sizes not set up yet, positions for the search.
-fn write_answer_line(
-    games: &[GameSlot],
-    line: &[u8],
-    with_pv: bool,
-    out: &mut Vec<u8>,
-) -> bool {
+fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut Vec<u8>) -> bool {
     let Some((pos, canonical)) =
         Position::parse_common_form(line).or_else(|| parse_line(line).map(|p| (p, false)))
     else {
@@ -592,9 +592,7 @@ fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPoo
             let mut holes = Vec::new();
             for (j, line) in lines.iter().enumerate() {
                 let bytes = chunk.bytes(line);
-                if line.too_long
-                    || !write_answer_line(games, bytes, with_pv, &mut out)
-                {
+                if line.too_long || !write_answer_line(games, bytes, with_pv, &mut out) {
                     holes.push((out.len(), p * BATCH_PART + j));
                 }
             }

@@ -45,24 +45,19 @@ pub fn answer_one(
     answer_position(game, tables.map(|t| &**t), pos, true, |p| {
         observer.note(&searching_note(p, tables.map(|t| &**t), budget.time_limit));
         let solver = query_solver(game.clone(), budget.config.clone(), tables.cloned())?;
-        search_within(&solver, p, budget.time_limit, "searching", observer).map_err(
-            |stop| match stop {
+        search_within(&solver, p, budget.time_limit, "searching", observer).map_err(|stop| {
+            match stop {
                 Stopped::Interrupted => Error::Failure("interrupted: no answer".to_string()),
                 Stopped::TimeLimit => Error::Failure(over_limit(budget.time_limit)),
                 Stopped::Failed(msg) => Error::Failure(msg),
-            },
-        )
+            }
+        })
     })
 }
 
 /// Answers from the tables alone; `None` when the position is outside them
 /// (or its tier file is unusable: then the search answers).
-pub fn from_tables(
-    tables: &Tables,
-    game: &Game,
-    pos: &Position,
-    with_pv: bool,
-) -> Option<Answer> {
+pub fn from_tables(tables: &Tables, game: &Game, pos: &Position, with_pv: bool) -> Option<Answer> {
     let t = Instant::now();
     let a = query::answer(tables, game, pos)?;
     let pv = if with_pv {
@@ -273,4 +268,3 @@ pub fn searching_note(pos: &Position, tables: Option<&Tables>, limit: Option<Dur
         ),
     }
 }
-

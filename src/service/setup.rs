@@ -194,7 +194,6 @@ pub fn prepare_tables(
     Ok(Some(Arc::new(tables)))
 }
 
-
 /// The tables present for `pits` houses and `rules` (up to
 /// `policy.table_seeds` when given), opened without building anything: a
 /// query answers from what is there. The reason they are not used is
@@ -234,9 +233,8 @@ pub fn new_solver(
     stop: StopBy,
 ) -> Result<Solver, Error> {
     if let Some(t) = &tables {
-        t.open_all().map_err(|e| {
-            Error::Failure(format!("endgame tables in {}: {e}", t.dir().display()))
-        })?;
+        t.open_all()
+            .map_err(|e| Error::Failure(format!("endgame tables in {}: {e}", t.dir().display())))?;
     }
     let probe = tables.map(|t| t as Arc<dyn Probe>);
     let mut solver = Solver::new(game, config, probe)
