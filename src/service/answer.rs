@@ -133,7 +133,9 @@ pub struct ErrorLine<'a> {
 
 /// The position, in the docs/RULES.md text form.
 pub enum PositionText<'a> {
-    /// The input line, when it is exactly that form.
+    /// The input line, when it is exactly that form: ASCII digits, single
+    /// spaces and the side letter (`Position::parse_common_form`'s usual
+    /// form), which JSON takes as it is.
     Given(&'a str),
     Position(&'a Position),
 }

@@ -34,6 +34,7 @@ use rayon::prelude::*;
 
 use self::lines::{Chunk, Line, LineReader, MAX_LINE};
 use super::answer::{write_json, AnswerLine, Best, ErrorLine, Millis, Moves, PositionText, Source};
+use super::fast_line::{write_table_line, LineBuf};
 use super::position::{
     finished, from_tables, over_limit, query_solver, search_within, Budget, Stopped, WATCH_TICK,
 };
@@ -165,8 +166,15 @@ fn error_line(n: u64, msg: &str) -> Vec<u8> {
 /// Answers one line without allocating when it is a position inside the
 /// tables or a finished game (the usual case), appending its JSON line to
 /// `out`. `false` (nothing written) for every other line: bad lines, board
-/// sizes not set up yet, positions for the search.
-fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut Vec<u8>) -> bool {
+/// sizes not set up yet, positions for the search. `scratch` holds a line
+/// while it is written.
+fn write_answer_line(
+    games: &[GameSlot],
+    line: &[u8],
+    with_pv: bool,
+    out: &mut Vec<u8>,
+    scratch: &mut LineBuf,
+) -> bool {
     let Some((pos, canonical)) =
         Position::parse_common_form(line).or_else(|| parse_line(line).map(|p| (p, false)))
     else {
@@ -188,27 +196,30 @@ fn write_answer_line(games: &[GameSlot], line: &[u8], with_pv: bool, out: &mut V
                 let Some(a) = finished(game, &pos) else {
                     return false;
                 };
-                a.write(out, &slot.rules, None);
+                let line = a.line(&slot.rules, None);
+                if !write_table_line(out, &line, scratch) {
+                    write_json(out, &line);
+                }
             } else {
                 // The usual form is ASCII: the line itself is the position.
                 let given = canonical.then(|| std::str::from_utf8(line).ok()).flatten();
-                write_json(
-                    out,
-                    &AnswerLine {
-                        position: given.map_or(PositionText::Position(&pos), PositionText::Given),
-                        to_move: pos.to_move().letter(),
-                        rules: &slot.rules,
-                        value: a.value,
-                        result: super::answer::Outcome::of(a.value),
-                        moves: Moves(a.moves()),
-                        best: Best::Of(a.moves(), a.value),
-                        pv: None,
-                        source: Source::Table,
-                        nodes: 0,
-                        ms: Millis(ms),
-                        note: None,
-                    },
-                );
+                let line = AnswerLine {
+                    position: given.map_or(PositionText::Position(&pos), PositionText::Given),
+                    to_move: pos.to_move().letter(),
+                    rules: &slot.rules,
+                    value: a.value,
+                    result: super::answer::Outcome::of(a.value),
+                    moves: Moves(a.moves()),
+                    best: Best::Of(a.moves(), a.value),
+                    pv: None,
+                    source: Source::Table,
+                    nodes: 0,
+                    ms: Millis(ms),
+                    note: None,
+                };
+                if !write_table_line(out, &line, scratch) {
+                    write_json(out, &line);
+                }
             }
         }
         tables => {
@@ -386,15 +397,17 @@ impl Batch<'_> {
 }
 
 /// Answers every line of `input` in order, one JSON line each written to
-/// `output` (by a thread of its own, flushed after each chunk), telling
+/// the writer `output` makes (on a thread of its own, so that it may be a
+/// lock held for the whole batch, such as `io::stdout().lock()`; flushed
+/// after each chunk), telling
 /// `observer` about bad lines, missing tables and searches.
 ///
 /// # Errors
-/// Only a failed write of `output`; every other way a batch ends is in the
+/// Only a failed write; every other way a batch ends is in the
 /// summary.
-pub fn answer_batch<W: Write + Send + 'static>(
+pub fn answer_batch<W: Write, O: FnOnce() -> W + Send + 'static>(
     input: Input,
-    output: W,
+    output: O,
     config: &BatchConfig,
     observer: &dyn Observer,
 ) -> Result<Summary, Error> {
@@ -442,7 +455,7 @@ pub fn answer_batch<W: Write + Send + 'static>(
         // Every buffer is whole lines: written as it is, not copied into
         // another buffer first; flushed after each chunk, so a client
         // waiting for an answer gets it.
-        let mut out = output;
+        let mut out = output();
         for buffers in out_rx {
             for mut b in buffers {
                 out.write_all(&b)?;
@@ -590,9 +603,12 @@ fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPoo
         .map(|(p, lines)| {
             let mut out = take_buffer(pool);
             let mut holes = Vec::new();
+            let mut scratch = Box::<LineBuf>::default();
             for (j, line) in lines.iter().enumerate() {
                 let bytes = chunk.bytes(line);
-                if line.too_long || !write_answer_line(games, bytes, with_pv, &mut out) {
+                if line.too_long
+                    || !write_answer_line(games, bytes, with_pv, &mut out, &mut scratch)
+                {
                     holes.push((out.len(), p * BATCH_PART + j));
                 }
             }

@@ -17,6 +17,7 @@
 
 pub mod answer;
 pub mod batch;
+mod fast_line;
 pub mod position;
 pub mod setup;
 

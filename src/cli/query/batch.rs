@@ -39,7 +39,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         budget: args.budget(),
         pv: args.pv,
     };
-    let b = answer_batch(input, io::stdout(), &config, &Stderr)?;
+    let b = answer_batch(input, || io::stdout().lock(), &config, &Stderr)?;
     progress::note(&format!(
         "{} answered, {}, {:.2} s ({:.0} positions/s)",
         count(b.answered, "position"),
