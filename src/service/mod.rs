@@ -9,7 +9,8 @@
 //!   limit);
 //! - [`batch`]: a stream of positions answered in order, one JSON line each,
 //!   bad lines answered by error lines;
-//! - [`answer`]: the answer and its JSON line (docs/json.md).
+//! - [`answer`]: the answer and its JSON line (docs/json.md);
+//! - [`ticker`]: a clock beside a long piece of work, for progress lines.
 //!
 //! The service never prints: what a person watching should be told (a
 //! missing table, a long search starting, its progress) goes to the
@@ -20,6 +21,7 @@ pub mod batch;
 mod fast_line;
 pub mod position;
 pub mod setup;
+pub mod ticker;
 
 use std::fmt;
 use std::io;
