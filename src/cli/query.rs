@@ -8,6 +8,9 @@
 //! on a terminal), stops at Ctrl-C or SIGTERM, and, with `--time-limit`,
 //! gives up after that long: the answer is then an error naming the limit,
 //! never a value from an unfinished search.
+//!
+//! The answering is the service's ([`crate::service`]); this module parses
+//! the flags and renders the answer as text or JSON.
 
 mod batch;
 

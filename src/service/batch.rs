@@ -1,5 +1,6 @@
-//! `query --batch`: a file (or standard input) of positions answered one
-//! JSON line each, in input order.
+//! A batch: a file (or standard input) of positions answered one JSON line
+//! each, in input order, bad lines answered by error lines (`query
+//! --batch`, and any front end that answers a stream).
 //!
 //! Reading, answering and writing overlap: a reader thread hands over
 //! chunks of lines (see [`lines`]: as many as are ready, so a client
@@ -12,9 +13,8 @@
 //!
 //! A signal (Ctrl-C, SIGTERM) stops the batch within a search's next look
 //! at its stop flag: every answer before the line being searched is
-//! written, in order, nothing after it, and the batch fails saying it was
-//! interrupted. A closed stdout ends it quietly (status 0), any other write
-//! error fails it (status 1).
+//! written, in order, nothing after it, and the summary says it was
+//! interrupted. A failed write ends it with that error.
 
 mod lines;
 
@@ -32,6 +32,7 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Rules};
 use rayon::prelude::*;
 
+pub use self::lines::Readiness;
 use self::lines::{Chunk, Line, LineReader, MAX_LINE};
 use super::answer::{write_json, AnswerLine, Best, ErrorLine, Millis, Moves, PositionText, Source};
 use super::fast_line::{write_table_line, LineBuf};
@@ -56,9 +57,9 @@ pub struct BatchConfig {
 /// Where a batch's lines come from.
 pub struct Input {
     reader: Box<dyn BufRead + Send>,
-    /// Whether reading can block (standard input), so that a chunk ends
-    /// where the lines ready end.
-    can_block: bool,
+    /// Whether reading can wait, so that a chunk ends where the lines
+    /// ready end.
+    readiness: Readiness,
     /// What the input is called in messages.
     name: String,
 }
@@ -70,8 +71,18 @@ impl Input {
     pub fn stdin() -> Input {
         Input {
             reader: Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
-            can_block: true,
+            readiness: Readiness::Stdin,
             name: "standard input".to_string(),
+        }
+    }
+
+    /// Any reader (a socket, a request body), called `name` in messages;
+    /// `readiness` says whether a read may wait for more.
+    pub fn reader(reader: Box<dyn BufRead + Send>, readiness: Readiness, name: &str) -> Input {
+        Input {
+            reader,
+            readiness,
+            name: name.to_string(),
         }
     }
 
@@ -84,7 +95,7 @@ impl Input {
             .map_err(|e| Error::Input(format!("cannot read batch file {}: {e}", path.display())))?;
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(1 << 20, f)),
-            can_block: false,
+            readiness: Readiness::Always,
             name: path.display().to_string(),
         })
     }
@@ -413,7 +424,7 @@ pub fn answer_batch<W: Write, O: FnOnce() -> W + Send + 'static>(
 ) -> Result<Summary, Error> {
     let Input {
         reader: input,
-        can_block,
+        readiness,
         name,
     } = input;
     let mut b = Batch {
@@ -431,7 +442,7 @@ pub fn answer_batch<W: Write, O: FnOnce() -> W + Send + 'static>(
     let (line_tx, line_rx) = mpsc::sync_channel::<io::Result<Chunk>>(2);
     let (free_tx, free_rx) = mpsc::channel::<Chunk>();
     thread::spawn(move || {
-        let mut lines = LineReader::new(input, can_block);
+        let mut lines = LineReader::new(input, readiness);
         loop {
             let mut chunk = free_rx.try_recv().unwrap_or_default();
             match lines.read_chunk(&mut chunk) {
@@ -619,4 +630,79 @@ fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPoo
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::Silent;
+    use kalah_solver::search::SearchConfig;
+
+    /// A writer into shared memory, read back once the batch is done.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| io::ErrorKind::Other)?
+                .extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The layer a server calls: a stream in memory answered in order, one
+    /// line each, a bad line answered by its error line, without the CLI.
+    #[test]
+    fn a_stream_in_memory_is_answered_in_order_with_error_lines() {
+        let text = "0 1 0 1 0 0 N\n# comment\n1 2 3\n1 0 0 0 0 1 S\n0 0 5 0 0 0 S\n";
+        let input = Input::reader(
+            Box::new(io::Cursor::new(text.as_bytes().to_vec())),
+            Readiness::Unknown,
+            "memory",
+        );
+        let config = BatchConfig {
+            tables: TablePolicy {
+                dir: "/nonexistent".into(),
+                table_seeds: None,
+                no_tables: true,
+            },
+            rules: Rules::STANDARD,
+            budget: Budget {
+                config: SearchConfig {
+                    tt_mb: 1,
+                    threads: 1,
+                    ..SearchConfig::default()
+                },
+                time_limit: None,
+            },
+            pv: false,
+        };
+        let out = Shared::default();
+        let writer = out.clone();
+        let summary = answer_batch(input, move || writer, &config, &Silent).expect("written");
+        assert!(matches!(summary.end, End::Finished), "{summary:?}");
+        assert_eq!((summary.answered, summary.bad), (3, 1));
+        let bytes = out.0.lock().expect("output").clone();
+        let lines: Vec<serde_json::Value> = String::from_utf8(bytes)
+            .expect("UTF-8")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0]["position"], "0 1 0 1 0 0 N");
+        assert_eq!(lines[0]["rules"], "std");
+        assert_eq!(lines[1]["line"], 3);
+        assert!(lines[1]["error"]
+            .as_str()
+            .expect("error")
+            .starts_with("line 3: "));
+        assert_eq!(lines[2]["position"], "1 0 0 0 0 1 S");
+        assert_eq!(lines[3]["source"], "finished");
+        assert_eq!(lines[3]["value"], 5);
+    }
 }
