@@ -73,6 +73,7 @@ impl LineBuf {
 /// no principal variation but a finished game's empty one, no note, a rules
 /// slug that needs no escaping (a given position never does: see
 /// [`PositionText::Given`]). `false` (nothing written) otherwise. `scratch` holds the line while it is written.
+#[inline]
 pub(crate) fn write_table_line(
     into: &mut Vec<u8>,
     line: &AnswerLine<'_>,
@@ -102,7 +103,7 @@ pub(crate) fn write_table_line(
 
 /// Writes `line` into `out` (covered by the checks of [`write_table_line`]);
 /// `false` for a time too large for the fast form.
-#[inline]
+#[inline(always)]
 fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     out.extend_from_slice(b"{\"position\":\"");
     match line.position {
@@ -225,7 +226,7 @@ fn int(out: &mut LineBuf, x: i64) {
 
 /// The decimal form of `v`; the small numbers of a table answer (seed
 /// counts, values, houses) take one or two steps.
-#[inline]
+#[inline(always)]
 fn uint(out: &mut LineBuf, v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
