@@ -136,14 +136,14 @@ pub enum PositionText<'a> {
     /// The input line, when it is exactly that form: ASCII digits, single
     /// spaces and the side letter (`Position::parse_common_form`'s usual
     /// form), which JSON takes as it is.
-    Given(&'a str),
+    Given(&'a [u8]),
     Position(&'a Position),
 }
 
 impl Serialize for PositionText<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            PositionText::Given(text) => s.serialize_str(text),
+            PositionText::Given(text) => s.collect_str(&String::from_utf8_lossy(text)),
             PositionText::Position(p) => s.collect_str(p),
         }
     }

@@ -213,7 +213,7 @@ fn write_answer_line(
                 }
             } else {
                 // The usual form is ASCII: the line itself is the position.
-                let given = canonical.then(|| std::str::from_utf8(line).ok()).flatten();
+                let given = canonical.then_some(line);
                 let line = AnswerLine {
                     position: given.map_or(PositionText::Position(&pos), PositionText::Given),
                     to_move: pos.to_move().letter(),

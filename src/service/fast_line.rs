@@ -10,7 +10,7 @@
 
 use kalah_solver::Side;
 
-use super::answer::{AnswerLine, Best, PositionText};
+use super::answer::{AnswerLine, Best, PositionText, Source};
 
 /// The most moves (and best moves) a line covered here holds: houses a
 /// side ([`kalah_solver::rules::MAX_PITS`]).
@@ -72,7 +72,8 @@ impl LineBuf {
 /// Appends `line` as serde_json would write it, when this writer covers it:
 /// no principal variation but a finished game's empty one, no note, a rules
 /// slug that needs no escaping (a given position never does: see
-/// [`PositionText::Given`]). `false` (nothing written) otherwise. `scratch` holds the line while it is written.
+/// [`PositionText::Given`]). `false` (nothing written) otherwise. `scratch`
+/// holds the line while it is written.
 #[inline]
 pub(crate) fn write_table_line(
     into: &mut Vec<u8>,
@@ -107,7 +108,7 @@ pub(crate) fn write_table_line(
 fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     out.extend_from_slice(b"{\"position\":\"");
     match line.position {
-        PositionText::Given(text) => out.extend_from_slice(text.as_bytes()),
+        PositionText::Given(text) => out.extend_from_slice(text),
         PositionText::Position(pos) => {
             for side in [Side::South, Side::North] {
                 for &x in pos.houses(side) {
@@ -121,8 +122,13 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
         }
     }
     out.extend_from_slice(b"\",\"to_move\":\"");
-    let mut letter = [0; 4];
-    out.extend_from_slice(line.to_move.encode_utf8(&mut letter).as_bytes());
+    // Fixed-length pieces are copied inline, not by a call.
+    if line.to_move.is_ascii() {
+        out.push(line.to_move as u8);
+    } else {
+        let mut letter = [0; 4];
+        out.extend_from_slice(line.to_move.encode_utf8(&mut letter).as_bytes());
+    }
     out.extend_from_slice(b"\",\"rules\":\"");
     out.extend_from_slice(line.rules.as_bytes());
     out.extend_from_slice(b"\",\"value\":");
@@ -171,9 +177,11 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     if line.pv.is_some() {
         out.extend_from_slice(b",\"pv\":\"\"");
     }
-    out.extend_from_slice(b",\"source\":\"");
-    out.extend_from_slice(line.source.name().as_bytes());
-    out.extend_from_slice(b"\",\"nodes\":");
+    out.extend_from_slice(match line.source {
+        Source::Table => b",\"source\":\"table\",\"nodes\":",
+        Source::Search => b",\"source\":\"search\",\"nodes\":",
+        Source::Finished => b",\"source\":\"finished\",\"nodes\":",
+    });
     uint(out, line.nodes);
     out.extend_from_slice(b",\"ms\":");
     if !millis(out, line.ms.0) {
@@ -250,7 +258,7 @@ fn uint(out: &mut LineBuf, v: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::answer::{write_json, Millis, Moves, Outcome, Pv, Source};
+    use super::super::answer::{write_json, Millis, Moves, Outcome, Pv};
     use super::*;
     use kalah_solver::search::MoveValue;
     use kalah_solver::Position;
@@ -313,7 +321,7 @@ mod tests {
                 position: if i % 3 == 0 {
                     PositionText::Position(&pos)
                 } else {
-                    PositionText::Given(&text)
+                    PositionText::Given(text.as_bytes())
                 },
                 to_move: pos.to_move().letter(),
                 rules: ["std", "ec", "ec-nosweep"][i as usize % 3],
