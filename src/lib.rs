@@ -2,8 +2,8 @@
 //!
 //! The engine (rules, index, tables, search) lives in the `kalah-solver`
 //! crate and is re-exported here whole, so `kalah::Position` is the same
-//! type as `kalah_solver::Position`. The modules of this crate only parse
-//! arguments and print.
+//! type as `kalah_solver::Position`. [`service`] answers positions, one or
+//! a stream, for any front end; [`cli`] parses arguments and renders.
 //!
 //! No unsafe code: the platform calls are the engine's
 //! (`kalah_solver::platform`), the signal handlers `signal-hook`'s.
@@ -14,6 +14,6 @@ pub use kalah_solver::*;
 
 pub mod cli;
 pub mod interrupt;
-pub mod json;
 pub mod published;
 pub mod report;
+pub mod service;

@@ -3,8 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::json::Json;
+use serde::Serialize;
+
 use crate::published::{Claim, Outcome};
+use crate::service::answer::{round3, Outcome as Result3};
 
 /// How a computed value compares with the literature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,31 +92,51 @@ impl Row {
         self.claim.as_ref().map_or("-", |c| c.source)
     }
 
-    /// The JSON object of the row.
-    pub fn json(&self) -> Json {
-        let mut j = Json::object()
-            .with("pits", self.pits)
-            .with("seeds", self.seeds)
-            .with("rules", if self.empty_capture { "ec" } else { "std" })
-            .with("value", self.value)
-            .with("published", self.claim.as_ref().and_then(|c| c.value))
-            .with(
-                "published_outcome",
-                self.claim
-                    .as_ref()
-                    .and_then(|c| c.implied_outcome())
-                    .map(|o| o.letter().to_string()),
-            )
-            .with("source", self.claim.as_ref().map(|c| c.source.to_string()))
-            .with("status", self.status().mark())
-            .with("best_turn", self.best_turn.clone())
-            .with("seconds", self.seconds)
-            .with("nodes", self.nodes);
-        if let Some((v, fairest)) = &self.pie {
-            j = j.with("pie_value", *v).with("fairest", fairest.clone());
+    /// The JSON object of the row (docs/json.md).
+    pub fn json(&self) -> RowJson<'_> {
+        RowJson {
+            pits: self.pits,
+            seeds: self.seeds,
+            rules: if self.empty_capture { "ec" } else { "std" },
+            value: self.value,
+            result: Result3::of(self.value),
+            published: self.claim.as_ref().and_then(|c| c.value),
+            published_outcome: self
+                .claim
+                .as_ref()
+                .and_then(|c| c.implied_outcome())
+                .map(|o| o.letter()),
+            source: self.claim.as_ref().map(|c| c.source),
+            status: self.status().mark(),
+            best_turn: &self.best_turn,
+            seconds: round3(self.seconds),
+            nodes: self.nodes,
+            pie_value: self.pie.as_ref().map(|(v, _)| *v),
+            fairest: self.pie.as_ref().map(|(_, f)| f.as_slice()),
         }
-        j
     }
+}
+
+/// A row's JSON object: the first player's value and the literature's.
+#[derive(Serialize)]
+pub struct RowJson<'a> {
+    pub pits: usize,
+    pub seeds: usize,
+    /// The rules' slug ([`kalah_solver::Rules::slug`]): the sweep end rule.
+    pub rules: &'static str,
+    pub value: i32,
+    pub result: Result3,
+    pub published: Option<i32>,
+    pub published_outcome: Option<char>,
+    pub source: Option<&'static str>,
+    pub status: &'static str,
+    pub best_turn: &'a str,
+    pub seconds: f64,
+    pub nodes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pie_value: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairest: Option<&'a [String]>,
 }
 
 /// A replayed published perfect game.
@@ -133,16 +155,29 @@ impl GameCheck {
         self.reached.as_ref().is_ok_and(|&v| v == self.published)
     }
 
-    pub fn json(&self) -> Json {
-        Json::object()
-            .with("pits", self.pits)
-            .with("seeds", self.seeds)
-            .with("line", self.line.clone())
-            .with("published", self.published)
-            .with("reached", self.reached.as_ref().ok().copied())
-            .with("error", self.reached.as_ref().err().cloned())
-            .with("ok", self.ok())
+    pub fn json(&self) -> GameCheckJson<'_> {
+        GameCheckJson {
+            pits: self.pits,
+            seeds: self.seeds,
+            line: &self.line,
+            published: self.published,
+            reached: self.reached.as_ref().ok().copied(),
+            error: self.reached.as_ref().err().map(String::as_str),
+            ok: self.ok(),
+        }
     }
+}
+
+/// A replayed game's JSON object.
+#[derive(Serialize)]
+pub struct GameCheckJson<'a> {
+    pub pits: usize,
+    pub seeds: usize,
+    pub line: &'a str,
+    pub published: i32,
+    pub reached: Option<i32>,
+    pub error: Option<&'a str>,
+    pub ok: bool,
 }
 
 /// "+2", "0", "-4".

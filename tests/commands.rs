@@ -57,16 +57,16 @@ fn negamax(
     best
 }
 
-/// A field of a one-line JSON object, as text.
-fn field<'a>(json: &'a str, name: &str) -> &'a str {
-    let key = format!("\"{name}\":");
-    let start = json
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {name} in {json}"))
-        + key.len();
-    let rest = &json[start..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end].trim_matches('"')
+/// A field of a one-line JSON object, parsed (a string's text, or a
+/// number's or an array's JSON).
+fn field(json: &str, name: &str) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(json.trim()).unwrap_or_else(|e| panic!("{e}: {json}"));
+    match v.get(name) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => panic!("no {name} in {json}"),
+    }
 }
 
 /// 1000 random 6-house positions with up to 12 seeds on the board and
@@ -225,12 +225,25 @@ fn single_query_reports_moves_best_and_a_pv_that_replays_to_the_value() {
         value,
         "{pv}"
     );
-    // The best move's value is the position's value.
-    let best = field(&json, "best").trim_start_matches('[').to_string();
-    assert!(
-        json.contains(&format!("{{\"house\":{best},\"value\":{value},")),
-        "{json}"
-    );
+    // Every best move's value is the position's value.
+    let parsed: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    let best = parsed["best"].as_array().expect("best");
+    assert!(!best.is_empty(), "{json}");
+    for house in best {
+        let m = parsed["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|m| m["house"] == *house)
+            .unwrap_or_else(|| panic!("{json}"));
+        assert_eq!(m["value"].as_i64(), Some(value as i64), "{json}");
+    }
+    // One vocabulary (docs/json.md): the rules, and the result for the side
+    // to move.
+    assert_eq!(field(&json, "rules"), "std");
+    assert_eq!(field(&json, "to_move"), "S");
+    let want = ["loss", "draw", "win"][(value.signum() + 1) as usize];
+    assert_eq!(field(&json, "result"), want);
     // The text form says the same.
     let text = kalah(&["query", &format!("{pos} S"), "--tables", path(&dir)]);
     let t = String::from_utf8_lossy(&text.stdout);
@@ -554,4 +567,32 @@ fn reproduce_matches_small_instances_and_flags_an_injected_wrong_claim() {
     assert!(text.contains("MISMATCH"), "{text}");
     assert!(text.contains("1 disagreement;"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One vocabulary for results (docs/json.md): `solve --json` gives the first
+/// player's `result` as `win`, `draw` or `loss` with `to_move` "S", as
+/// `query` does for the side to move (it said "first player wins"), and
+/// rounds its times to milliseconds. Parsed with serde_json.
+#[test]
+fn solve_json_speaks_the_query_vocabulary() {
+    let out = kalah(&[
+        "solve",
+        "--pits",
+        "3",
+        "--seeds",
+        "2",
+        "--no-tables",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8_lossy(&out.stdout).to_string();
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    let value = v["value"].as_i64().expect("value");
+    let want = ["loss", "draw", "win"][(value.signum() + 1) as usize];
+    assert_eq!(v["result"], want, "{json}");
+    assert_eq!(v["to_move"], "S", "{json}");
+    assert_eq!(v["rules"], "std", "{json}");
+    let secs = v["solve_seconds"].as_f64().expect("seconds");
+    assert_eq!((secs * 1e3).round() / 1e3, secs, "{json}");
+    assert!(v["nodes_per_second"].is_u64(), "{json}");
 }

@@ -45,6 +45,28 @@ impl fmt::Display for CliError {
     }
 }
 
+impl From<crate::service::Error> for CliError {
+    fn from(e: crate::service::Error) -> CliError {
+        use crate::service::Error;
+        match e {
+            Error::Input(m) => CliError::Input(m),
+            Error::Failure(m) => CliError::Failure(m),
+            Error::Output(e) => CliError::Stdout(e),
+        }
+    }
+}
+
+impl From<CliError> for crate::service::Error {
+    fn from(e: CliError) -> crate::service::Error {
+        use crate::service::Error;
+        match e {
+            CliError::Input(m) => Error::Input(m),
+            CliError::Failure(m) => Error::Failure(m),
+            CliError::Stdout(e) => Error::Output(e),
+        }
+    }
+}
+
 /// How the game ends (see docs/RULES.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum EndArg {

@@ -8,7 +8,8 @@ use kalah_solver::perft::perft;
 use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
 
 use super::common::{count, parse_position, signed, start_position, CliError, GameArgs, RulesArgs};
-use crate::json::Json;
+use crate::service::answer::{round3, write_json};
+use serde::Serialize;
 
 /// Arguments of `kalah show`.
 #[derive(Args, Debug)]
@@ -30,7 +31,7 @@ pub fn show(args: &ShowArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     if args.json {
-        outln!("{}", position_json(&pos, rules).render())?;
+        outln!("{}", json_line(&PositionJson::new(&pos, rules)))?;
         return Ok(());
     }
     outln!("{}", pos.diagram().trim_end())?;
@@ -58,23 +59,48 @@ pub fn show(args: &ShowArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The JSON form of a position, shared by the commands that print one.
-pub fn position_json(pos: &Position, rules: Rules) -> Json {
-    let houses = |s: Side| pos.houses(s).to_vec();
-    Json::object()
-        .with("position", pos.to_string())
-        .with("pits", pos.pits())
-        .with("south", houses(Side::South))
-        .with("north", houses(Side::North))
-        .with(
-            "stores",
-            vec![pos.store(Side::South), pos.store(Side::North)],
-        )
-        .with("to_move", pos.to_move().letter().to_string())
-        .with("seeds_on_board", pos.seeds_on_board())
-        .with("game_over", pos.is_over(rules))
-        .with("final_score", pos.final_score(rules))
-        .with("legal_moves", pos.legal_moves(rules))
+/// The JSON form of a position, shared by the commands that print one
+/// (docs/json.md).
+#[derive(Serialize)]
+pub struct PositionJson<'a> {
+    pub position: String,
+    pub pits: usize,
+    pub south: &'a [u8],
+    pub north: &'a [u8],
+    pub stores: [u8; 2],
+    pub to_move: char,
+    pub rules: String,
+    pub seeds_on_board: u32,
+    pub game_over: bool,
+    /// South's final store difference, once the game is over.
+    pub final_score: Option<i32>,
+    pub legal_moves: Vec<usize>,
+}
+
+impl<'a> PositionJson<'a> {
+    pub fn new(pos: &'a Position, rules: Rules) -> PositionJson<'a> {
+        PositionJson {
+            position: pos.to_string(),
+            pits: pos.pits(),
+            south: pos.houses(Side::South),
+            north: pos.houses(Side::North),
+            stores: [pos.store(Side::South), pos.store(Side::North)],
+            to_move: pos.to_move().letter(),
+            rules: rules.slug(),
+            seeds_on_board: pos.seeds_on_board(),
+            game_over: pos.is_over(rules),
+            final_score: pos.final_score(rules),
+            legal_moves: pos.legal_moves(rules),
+        }
+    }
+}
+
+/// `value` as one line of compact JSON.
+pub fn json_line(value: &impl Serialize) -> String {
+    let mut out = Vec::with_capacity(256);
+    write_json(&mut out, value);
+    // serde_json writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Arguments of `kalah play-line`.
@@ -120,10 +146,19 @@ pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
         .replay(&game, start)
         .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
     if args.json {
-        let j = position_json(&end, rules)
-            .with("line", line.to_string())
-            .with("turns", line.turns.len());
-        outln!("{}", j.render())?;
+        #[derive(Serialize)]
+        struct Replayed<'a> {
+            #[serde(flatten)]
+            end: PositionJson<'a>,
+            line: String,
+            turns: usize,
+        }
+        let j = Replayed {
+            end: PositionJson::new(&end, rules),
+            line: line.to_string(),
+            turns: line.turns.len(),
+        };
+        outln!("{}", json_line(&j))?;
         return Ok(());
     }
     outln!("line: {line} ({})", count(line.turns.len(), "turn"))?;
@@ -168,22 +203,33 @@ pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
     let counts = perft(&game, start, args.depth as usize);
     let secs = t.elapsed().as_secs_f64();
     if args.json {
-        let rows: Vec<Json> = counts
-            .iter()
-            .map(|c| {
-                Json::object()
-                    .with("depth", c.depth)
-                    .with("sequences", c.sequences)
-                    .with("distinct", c.distinct)
-            })
-            .collect();
-        let j = Json::object()
-            .with("pits", args.game.pits)
-            .with("seeds", args.game.seeds)
-            .with("rules", rules.slug())
-            .with("depths", Json::Array(rows))
-            .with("seconds", secs);
-        outln!("{}", j.render())?;
+        #[derive(Serialize)]
+        struct Depth {
+            depth: usize,
+            sequences: u64,
+            distinct: u64,
+        }
+        #[derive(Serialize)]
+        struct Perft {
+            pits: usize,
+            seeds: usize,
+            rules: String,
+            depths: Vec<Depth>,
+            seconds: f64,
+        }
+        let depths = counts.iter().map(|c| Depth {
+            depth: c.depth,
+            sequences: c.sequences,
+            distinct: c.distinct,
+        });
+        let j = Perft {
+            pits: args.game.pits,
+            seeds: args.game.seeds,
+            rules: rules.slug(),
+            depths: depths.collect(),
+            seconds: round3(secs),
+        };
+        outln!("{}", json_line(&j))?;
         return Ok(());
     }
     outln!(

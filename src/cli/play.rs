@@ -14,7 +14,8 @@ use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
-use super::query::{answer_position, by_search, Answer};
+use crate::service::position::{answer_position, by_search};
+use crate::service::Answer;
 
 /// The human's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -65,6 +66,7 @@ impl Oracle {
                 answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
                     by_search(&self.solver, p)
                 })
+                .map_err(CliError::from)
             },
         )
     }

@@ -3,10 +3,11 @@
 //! stderr is a terminal (scripts and pipes see nothing of it).
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::service::ticker::with_ticks;
 
 /// How often the line is redrawn.
 const TICK: Duration = Duration::from_millis(250);
@@ -22,6 +23,20 @@ pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "kalah: {text}");
 }
 
+/// The service's observer for a terminal command: notes and search
+/// progress on standard error.
+pub struct Stderr;
+
+impl crate::service::Observer for Stderr {
+    fn note(&self, text: &str) {
+        note(text);
+    }
+
+    fn search(&self, label: &str, nodes: &(dyn Fn() -> u64 + Sync), search: &mut dyn FnMut()) {
+        with_search_progress(label, nodes, search);
+    }
+}
+
 /// Runs `work` while a line on stderr says `label` and how the search goes:
 /// `nodes()` is polled a few times a second for the nodes searched so far
 /// (the solver's counters advance at the end of each null-window test, so
@@ -34,39 +49,28 @@ pub fn with_search_progress<T>(
     if !std::io::stderr().is_terminal() {
         return work();
     }
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let ticker = scope.spawn(|| {
-            let start = Instant::now();
-            let first = nodes();
-            let mut bar: Option<ProgressBar> = None;
-            while !done.load(Ordering::Relaxed) {
-                std::thread::park_timeout(TICK);
-                let elapsed = start.elapsed();
-                if elapsed < QUIET_START || done.load(Ordering::Relaxed) {
-                    continue;
-                }
-                let bar = bar.get_or_insert_with(|| {
-                    let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-                    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
-                        b.set_style(style);
-                    }
-                    b
-                });
-                bar.set_message(line(label, nodes().saturating_sub(first), elapsed));
-                bar.tick();
-            }
-            if let Some(b) = bar {
+    let first = nodes();
+    let mut bar: Option<ProgressBar> = None;
+    let tick = |elapsed: Option<Duration>| match elapsed {
+        None => {
+            if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
-        });
-        let out = work();
-        done.store(true, Ordering::Relaxed);
-        // Wake the ticker now rather than at its next tick, so a quick
-        // answer is not held up by it.
-        ticker.thread().unpark();
-        out
-    })
+        }
+        Some(elapsed) if elapsed < QUIET_START => {}
+        Some(elapsed) => {
+            let bar = bar.get_or_insert_with(|| {
+                let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+                    b.set_style(style);
+                }
+                b
+            });
+            bar.set_message(line(label, nodes().saturating_sub(first), elapsed));
+            bar.tick();
+        }
+    };
+    with_ticks(TICK, tick, work)
 }
 
 /// The progress line after `elapsed` with `n` nodes counted. Before the

@@ -12,14 +12,16 @@ use kalah_solver::{Game, Line, Numbering, Position, Rules};
 use super::common::{
     count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
 };
+use super::core_cmds::json_line;
 use super::engine::{SearchArgs, TableArgs};
 use super::output;
 use super::progress::note;
 use super::solve::{solve_start, turn_text};
-use crate::json::Json;
 use crate::outln;
 use crate::published::{claims, Claim, Outcome, IDU_GAMES};
 use crate::report::{self, GameCheck, Row, Status};
+use crate::service::answer::round3;
+use serde::Serialize;
 
 /// Which rule sets to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -285,15 +287,19 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         fs::write(path, text)
             .map_err(|e| CliError::Failure(format!("cannot write {}: {e}", path.display())))
     };
-    let json = Json::object()
-        .with("rows", Json::Array(rows.iter().map(Row::json).collect()))
-        .with(
-            "games",
-            Json::Array(games.iter().map(GameCheck::json).collect()),
-        )
-        .with("mismatches", mismatches)
-        .with("seconds", seconds)
-        .render();
+    #[derive(Serialize)]
+    struct Reproduced<'a> {
+        rows: Vec<report::RowJson<'a>>,
+        games: Vec<report::GameCheckJson<'a>>,
+        mismatches: usize,
+        seconds: f64,
+    }
+    let json = json_line(&Reproduced {
+        rows: rows.iter().map(Row::json).collect(),
+        games: games.iter().map(GameCheck::json).collect(),
+        mismatches,
+        seconds: round3(seconds),
+    });
     if let Some(path) = &args.svg {
         write(path, &report::svg(&rows))?;
     }

@@ -6,14 +6,16 @@ use std::time::Instant;
 
 use clap::Args;
 use kalah_solver::search::{Solution, TurnAnalysis};
-use kalah_solver::{Game, Line};
+use kalah_solver::{Game, Line, Side};
 
 use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::core_cmds::json_line;
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
-use crate::json::Json;
 use crate::outln;
+use crate::service::answer::{round3, Outcome};
+use serde::Serialize;
 
 /// Arguments of `kalah solve`.
 #[derive(Args, Debug)]
@@ -171,47 +173,68 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let best_turn: Vec<usize> = pv.turns.first().cloned().unwrap_or_default();
     let stats = &a.stats;
     if args.json {
-        let mut j = Json::object()
-            .with("pits", args.game.pits)
-            .with("seeds", args.game.seeds)
-            .with("rules", rules.slug())
-            .with("value", value)
-            .with("result", result)
-            .with("best_turn", best_turn.clone())
-            .with("pv", pv.to_string())
-            .with("nodes", stats.nodes)
-            .with("nodes_per_second", stats.nodes_per_second())
-            .with("table_seeds", r.table_seeds)
-            .with("build_seconds", r.build_seconds)
-            .with("solve_seconds", r.solve_seconds)
-            .with("threads", args.search.threads);
-        if let Some(t) = &r.turns {
-            let turns: Vec<Json> = t
-                .turns
-                .iter()
-                .map(|tv| {
-                    Json::object()
-                        .with("turn", tv.houses.clone())
-                        .with("value", tv.value)
-                })
-                .collect();
-            j = j.with("turns", Json::Array(turns));
-            if args.pie {
-                let fairest: Vec<Json> = t
-                    .pie
-                    .fairest
-                    .iter()
-                    .map(|h| Json::from(h.clone()))
-                    .collect();
-                j = j.with(
-                    "pie",
-                    Json::object()
-                        .with("value", t.pie.value)
-                        .with("fairest", Json::Array(fairest)),
-                );
-            }
+        #[derive(Serialize)]
+        struct TurnValue<'a> {
+            turn: &'a [usize],
+            value: i32,
         }
-        outln!("{}", j.render())?;
+        #[derive(Serialize)]
+        struct Pie<'a> {
+            value: i32,
+            fairest: &'a [Vec<usize>],
+        }
+        #[derive(Serialize)]
+        struct Solved<'a> {
+            pits: usize,
+            seeds: usize,
+            rules: String,
+            /// The side the value is for: the first player, South.
+            to_move: char,
+            value: i32,
+            result: Outcome,
+            best_turn: &'a [usize],
+            pv: String,
+            nodes: u64,
+            nodes_per_second: u64,
+            table_seeds: Option<u32>,
+            build_seconds: f64,
+            solve_seconds: f64,
+            threads: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            turns: Option<Vec<TurnValue<'a>>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pie: Option<Pie<'a>>,
+        }
+        let j = Solved {
+            pits: args.game.pits,
+            seeds: args.game.seeds,
+            rules: rules.slug(),
+            to_move: Side::South.letter(),
+            value,
+            result: Outcome::of(value),
+            best_turn: &best_turn,
+            pv: pv.to_string(),
+            nodes: stats.nodes,
+            nodes_per_second: stats.nodes_per_second().round() as u64,
+            table_seeds: r.table_seeds,
+            build_seconds: round3(r.build_seconds),
+            solve_seconds: round3(r.solve_seconds),
+            threads: args.search.threads,
+            turns: r.turns.as_ref().map(|t| {
+                t.turns
+                    .iter()
+                    .map(|tv| TurnValue {
+                        turn: &tv.houses,
+                        value: tv.value,
+                    })
+                    .collect()
+            }),
+            pie: r.turns.as_ref().filter(|_| args.pie).map(|t| Pie {
+                value: t.pie.value,
+                fairest: &t.pie.fairest,
+            }),
+        };
+        outln!("{}", json_line(&j))?;
         return Ok(());
     }
     outln!("value: {} ({result})", signed(value))?;

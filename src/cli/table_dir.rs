@@ -26,8 +26,9 @@ use kalah_solver::table::{file_name, lock_path, stamp};
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
 use super::common::{plural, CliError};
-use crate::json::Json;
+use super::core_cmds::json_line;
 use crate::outln;
+use serde::Serialize;
 
 /// The environment variable that names the table directory.
 pub const ENV_VAR: &str = "KALAH_TABLES";
@@ -467,29 +468,43 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
     };
     let total: u64 = sets.iter().map(|(_, s)| s.bytes + s.temp_bytes).sum();
     if json {
-        let items: Vec<Json> = sets
-            .iter()
-            .map(|((pits, rules), s)| {
-                Json::object()
-                    .with("pits", *pits as i64)
-                    .with("rules", rules.slug())
-                    .with(
-                        "tiers",
-                        s.tiers.iter().map(|&t| t as i64).collect::<Vec<_>>(),
-                    )
-                    .with("complete_up_to", s.complete_up_to().map(|k| k as i64))
-                    .with("bytes", s.bytes as i64)
-                    .with("temporary_files", s.temp_files as i64)
-                    .with("temporary_bytes", s.temp_bytes as i64)
-            })
-            .collect();
-        let j = Json::object()
-            .with("dir", dir.path.display().to_string())
-            .with("source", dir.source.describe())
-            .with("exists", dir.path.is_dir())
-            .with("sets", items)
-            .with("bytes", total as i64);
-        return outln!("{}", j.render());
+        #[derive(Serialize)]
+        struct Set {
+            pits: usize,
+            rules: String,
+            tiers: Vec<u32>,
+            complete_up_to: Option<u32>,
+            bytes: u64,
+            temporary_files: u64,
+            temporary_bytes: u64,
+        }
+        #[derive(Serialize)]
+        struct Listing {
+            dir: String,
+            source: &'static str,
+            exists: bool,
+            sets: Vec<Set>,
+            bytes: u64,
+        }
+        let j = Listing {
+            dir: dir.path.display().to_string(),
+            source: dir.source.describe(),
+            exists: dir.path.is_dir(),
+            sets: sets
+                .iter()
+                .map(|((pits, rules), s)| Set {
+                    pits: *pits,
+                    rules: rules.slug(),
+                    tiers: s.tiers.clone(),
+                    complete_up_to: s.complete_up_to(),
+                    bytes: s.bytes,
+                    temporary_files: s.temp_files,
+                    temporary_bytes: s.temp_bytes,
+                })
+                .collect(),
+            bytes: total,
+        };
+        return outln!("{}", json_line(&j));
     }
     outln!(
         "table directory: {} ({})",
@@ -616,18 +631,23 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
     }
     let verb = if c.dry_run { "would remove" } else { "removed" };
     if json {
-        let j = Json::object()
-            .with("dir", dir.path.display().to_string())
-            .with("dry_run", c.dry_run)
-            .with(
-                "files",
-                doomed
-                    .iter()
-                    .map(|(p, _)| p.display().to_string())
-                    .collect::<Vec<_>>(),
-            )
-            .with("bytes", bytes as i64);
-        return outln!("{}", j.render());
+        #[derive(Serialize)]
+        struct Cleaned {
+            dir: String,
+            dry_run: bool,
+            files: Vec<String>,
+            bytes: u64,
+        }
+        let j = Cleaned {
+            dir: dir.path.display().to_string(),
+            dry_run: c.dry_run,
+            files: doomed
+                .iter()
+                .map(|(p, _)| p.display().to_string())
+                .collect(),
+            bytes,
+        };
+        return outln!("{}", json_line(&j));
     }
     for (path, len) in &doomed {
         outln!("{verb} {} ({})", path.display(), bytes_text(*len))?;

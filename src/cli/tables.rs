@@ -14,10 +14,12 @@ use kalah_solver::table::{
 };
 
 use super::common::{plural, usize_in, CliError, RulesArgs, PITS_RANGE};
+use super::core_cmds::json_line;
 use super::engine::parse_threads;
 use super::table_dir;
-use crate::json::Json;
 use crate::outln;
+use crate::service::answer::round3;
+use serde::Serialize;
 
 /// Arguments of `kalah build`.
 #[derive(Args, Debug, Clone)]
@@ -281,17 +283,30 @@ pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
     let kept = report.tiers.iter().filter(|t| t.reused).count();
     let rate = report.built_boards as f64 / report.seconds.max(1e-9);
     if args.json {
-        let j = Json::object()
-            .with("pits", args.pits)
-            .with("rules", config.rules.slug())
-            .with("max_seeds", args.max_seeds)
-            .with("tiers", report.tiers.len())
-            .with("kept", kept)
-            .with("built_boards", report.built_boards)
-            .with("seconds", report.seconds)
-            .with("boards_per_second", rate)
-            .with("bytes", report.bytes);
-        return outln!("{}", j.render());
+        #[derive(Serialize)]
+        struct Built {
+            pits: usize,
+            rules: String,
+            max_seeds: u32,
+            tiers: usize,
+            kept: usize,
+            built_boards: u64,
+            seconds: f64,
+            boards_per_second: u64,
+            bytes: u64,
+        }
+        let j = Built {
+            pits: args.pits,
+            rules: config.rules.slug(),
+            max_seeds: args.max_seeds,
+            tiers: report.tiers.len(),
+            kept,
+            built_boards: report.built_boards,
+            seconds: round3(report.seconds),
+            boards_per_second: rate.round() as u64,
+            bytes: report.bytes,
+        };
+        return outln!("{}", json_line(&j));
     }
     outln!(
         "done: {} ({} kept), {} built in {:.2} s ({:.1} M boards/s), {:.1} MB of tables",

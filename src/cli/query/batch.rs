@@ -1,195 +1,21 @@
-//! `query --batch`: a file (or standard input) of positions answered one
-//! JSON line each, in input order.
+//! `query --batch`: the service's batch ([`crate::service::batch`]) over
+//! a file or standard input, answers on standard output, and its summary
+//! and exit status.
 //!
-//! Reading, answering and writing overlap: a reader thread hands over
-//! chunks of lines (see [`super::lines`]: as many as are ready, so a client
-//! that sends one line and waits gets its answer at once), this thread
-//! answers them, a writer thread prints and flushes them in order. Inside a
-//! chunk, one parallel pass answers the lines inside the tables straight
-//! into output buffers; the lines it leaves (bad lines, the first position
-//! of a board size, searches) are then answered here, in order, and put in
-//! their places.
-//!
-//! A signal (Ctrl-C, SIGTERM) stops the batch within a search's next look
-//! at its stop flag: every answer before the line being searched is
-//! written, in order, nothing after it, and the batch fails saying it was
-//! interrupted. A closed stdout ends it quietly (status 0), any other write
-//! error fails it (status 1).
+//! A signal (Ctrl-C, SIGTERM) stops the batch: every answer before the
+//! line being searched is written, in order, and the batch fails saying it
+//! was interrupted. A closed stdout ends it quietly (status 0), any other
+//! write error fails it (status 1). Bad lines make the status 2, searches
+//! stopped by `--time-limit` 1, once the whole input is answered.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::Instant;
+use std::io;
+use std::path::Path;
 
-use kalah_solver::query;
-use kalah_solver::search::Solver;
-use kalah_solver::table::Tables;
-use kalah_solver::{Game, Position};
-use rayon::prelude::*;
-
-use super::answer::AnswerView;
-use super::lines::{Chunk, Line, LineReader, MAX_LINE};
-use super::{
-    finished, from_tables, open_tables, over_limit, query_solver, search_within, QueryArgs, Source,
-    Stopped, WATCH_TICK,
-};
+use super::QueryArgs;
 use crate::cli::common::CliError;
-use crate::cli::progress;
-use crate::json::{Json, LineBuf};
-
-/// One input line's outcome, for the lines the parallel pass could not
-/// answer alone.
-enum Outcome {
-    Done(String),
-    /// The first position of a board size: its game is not set up yet.
-    NeedsSetup(usize),
-    NeedsSearch(Position),
-    Bad(String),
-    /// The tables cannot be trusted: the batch stops.
-    Failed(String),
-}
-
-/// The game of one board size and its tables, once a line of that size
-/// has been read.
-type GameSlot = Option<(Game, Option<Arc<Tables>>)>;
-
-/// Lines one parallel task answers into one output buffer.
-const BATCH_PART: usize = 1 << 10;
-
-/// The position on a batch line, as `line.trim().parse()` reads it, or
-/// `None` for a bad line; the usual form without allocating.
-fn parse_line(line: &[u8]) -> Option<Position> {
-    Position::parse_common(line).or_else(|| {
-        std::str::from_utf8(line)
-            .ok()
-            .and_then(|t| t.trim().parse::<Position>().ok())
-    })
-}
-
-/// Answers one line without allocating when it is a position inside the
-/// tables or a finished game (the usual case), appending its JSON line to
-/// `out`. `false` (nothing written) for every other line: bad lines, board
-/// sizes not set up yet, positions for the search.
-fn write_answer_line(
-    games: &[GameSlot],
-    line: &[u8],
-    with_pv: bool,
-    out: &mut Vec<u8>,
-    scratch: &mut LineBuf<2048>,
-) -> bool {
-    let Some((pos, canonical)) =
-        Position::parse_common_form(line).or_else(|| parse_line(line).map(|p| (p, false)))
-    else {
-        return false;
-    };
-    let Some((game, tables)) = &games[pos.pits()] else {
-        return false;
-    };
-    match tables.as_deref() {
-        Some(tables) if !with_pv => {
-            let t = Instant::now();
-            // An inconsistent answer takes the slow path, which refuses it.
-            let Some(a) = query::answer_fixed(tables, game, &pos).filter(|a| a.consistent()) else {
-                return false;
-            };
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            if a.over {
-                // A finished game: `finished` sees the same end of the game.
-                let Some(a) = finished(game, &pos) else {
-                    return false;
-                };
-                a.write(out, None);
-            } else {
-                // A table answer's line is at most about 800 bytes (8 houses
-                // a side, counts below 256, a time of a few hundred digits at
-                // most).
-                scratch.clear();
-                AnswerView {
-                    position: &pos,
-                    text: canonical.then_some(line),
-                    value: a.value,
-                    moves: a.moves(),
-                    best: None,
-                    pv: None,
-                    source: Source::Table,
-                    nodes: 0,
-                    ms,
-                }
-                .write(scratch, None);
-                out.extend_from_slice(scratch.as_bytes());
-            }
-        }
-        tables => {
-            if let Some(a) = finished(game, &pos) {
-                a.write(out, None);
-            } else {
-                let Some(Ok(Some(a))) = tables.map(|t| from_tables(t, game, &pos, true)) else {
-                    return false;
-                };
-                a.write(out, None);
-            }
-        }
-    }
-    out.push(b'\n');
-    true
-}
-
-/// `line` answered as far as it can be without setting up its board size
-/// or searching.
-fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, with_pv: bool) -> Outcome {
-    let n = line.number;
-    if line.too_long {
-        return Outcome::Bad(format!(
-            "line {n}: longer than {MAX_LINE} bytes (a position takes under 100): skipped"
-        ));
-    }
-    let text = match std::str::from_utf8(chunk.bytes(line)) {
-        Ok(t) => t,
-        Err(e) => {
-            return Outcome::Bad(format!(
-                "line {n}: not UTF-8 text (byte {} is not part of a UTF-8 character)",
-                e.valid_up_to() + 1
-            ))
-        }
-    };
-    let pos = match text.trim().parse::<Position>() {
-        Ok(p) => p,
-        Err(e) => return Outcome::Bad(format!("line {n}: {e}")),
-    };
-    let Some((game, tables)) = &games[pos.pits()] else {
-        return Outcome::NeedsSetup(pos.pits());
-    };
-    if let Some(a) = finished(game, &pos) {
-        return Outcome::Done(a.render(None));
-    }
-    match tables
-        .as_deref()
-        .map(|t| from_tables(t, game, &pos, with_pv))
-    {
-        Some(Ok(Some(a))) => Outcome::Done(a.render(None)),
-        Some(Err(e)) => Outcome::Failed(format!("line {n}: {e}")),
-        None | Some(Ok(None)) => Outcome::NeedsSearch(pos),
-    }
-}
-
-/// Output buffers, reused from chunk to chunk.
-type BufferPool = Arc<Mutex<Vec<Vec<u8>>>>;
-
-fn take_buffer(pool: &BufferPool) -> Vec<u8> {
-    let reused = pool.lock().ok().and_then(|mut p| p.pop());
-    reused.unwrap_or_else(|| Vec::with_capacity(BATCH_PART * 320))
-}
-
-/// The answers of `BATCH_PART` lines: the JSON lines written in parallel,
-/// and where the lines they left (with their index in the chunk) go.
-struct Part {
-    /// The index of its first line in the chunk.
-    first: usize,
-    out: Vec<u8>,
-    holes: Vec<(usize, usize)>,
-}
+use crate::cli::progress::{self, Stderr};
+use crate::service::batch::{answer_batch, BatchConfig, End, Input};
+use crate::service::position::seconds;
 
 /// `n` and its noun, singular or plural: "1 bad line", "2 bad lines".
 fn count(n: u64, noun: &str) -> String {
@@ -200,289 +26,29 @@ fn count(n: u64, noun: &str) -> String {
     }
 }
 
-/// What a batch has done so far, and what it set up on the way.
-struct Batch<'a> {
-    args: &'a QueryArgs,
-    games: Vec<GameSlot>,
-    solvers: Vec<Option<Solver>>,
-    answered: u64,
-    bad: u64,
-    over_limit: u64,
-}
-
-impl Batch<'_> {
-    /// Sets up the game of `pits` houses and its tables, saying at once
-    /// when the tables are missing.
-    ///
-    /// # Errors
-    /// Tables that cannot be used (see [`open_tables`]).
-    fn set_up(&mut self, pits: usize) -> Result<(), CliError> {
-        let slot = &mut self.games[pits];
-        if slot.is_none() {
-            let rules = self.args.rules.rules();
-            let (tables, note) = open_tables(self.args, pits, rules)?;
-            if let Some(n) = note {
-                progress::note(&n);
-            }
-            *slot = Some((Game::new(pits, rules), tables));
-        }
-        Ok(())
-    }
-
-    /// The JSON line (no newline) of a line the parallel pass left, or
-    /// `None` when a signal stopped the batch before its answer.
-    ///
-    /// # Errors
-    /// When a solver cannot be built.
-    fn answer_left(&mut self, chunk: &Chunk, line: &Line) -> Result<Option<String>, CliError> {
-        let n = line.number;
-        let mut outcome = answer_line(&self.games, chunk, line, self.args.pv);
-        if let Outcome::NeedsSetup(pits) = outcome {
-            // Set up by the chunk's first pass; done here too for safety.
-            self.set_up(pits)?;
-            outcome = answer_line(&self.games, chunk, line, self.args.pv);
-        }
-        let error = |msg: String| Json::object().with("line", n).with("error", msg).render();
-        Ok(Some(match outcome {
-            Outcome::Done(s) => {
-                self.answered += 1;
-                s
-            }
-            Outcome::NeedsSearch(pos) => {
-                let pits = pos.pits();
-                let solver = match &mut self.solvers[pits] {
-                    Some(solver) => solver,
-                    slot => {
-                        let Some((game, tables)) = self.games[pits].clone() else {
-                            return Err(CliError::Failure(format!(
-                                "line {n}: no game set up for {pits} houses"
-                            )));
-                        };
-                        slot.insert(query_solver(game, &self.args.search, tables)?)
-                    }
-                };
-                let label = format!("line {n}: searching");
-                match search_within(solver, &pos, self.args.time_limit, &label) {
-                    Ok(mut a) => {
-                        if !self.args.pv {
-                            a.pv = None;
-                        }
-                        self.answered += 1;
-                        a.render(None)
-                    }
-                    Err(Stopped::Interrupted) => return Ok(None),
-                    Err(Stopped::Failed(msg)) => {
-                        return Err(CliError::Failure(format!("line {n}: {msg}")))
-                    }
-                    Err(Stopped::TimeLimit) => {
-                        self.over_limit += 1;
-                        let msg = format!("line {n}: {}", over_limit(self.args.time_limit));
-                        progress::note(&msg);
-                        error(msg)
-                    }
-                }
-            }
-            Outcome::Failed(msg) => return Err(CliError::Failure(msg)),
-            Outcome::NeedsSetup(pits) => {
-                return Err(CliError::Failure(format!(
-                    "line {n}: no game set up for {pits} houses"
-                )))
-            }
-            Outcome::Bad(msg) => {
-                self.bad += 1;
-                progress::note(&msg);
-                error(msg)
-            }
-        }))
-    }
-}
-
-/// How a batch's main loop ended, besides reaching the end of its input.
-enum End {
-    Finished,
-    Interrupted,
-    Failed(CliError),
-}
-
 pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
-    let (input, can_block): (Box<dyn BufRead + Send>, bool) = if file == "-" {
-        // Reads of the whole buffer go to the file descriptor directly
-        // (standard input's own buffer stays empty), so that an empty
-        // buffer here means nothing is waiting but what `poll` sees.
-        (
-            Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
-            true,
-        )
+    let input = if file == "-" {
+        Input::stdin()
     } else {
-        let f = File::open(file)
-            .map_err(|e| CliError::Input(format!("cannot read batch file {file}: {e}")))?;
-        (Box::new(BufReader::with_capacity(1 << 20, f)), false)
+        Input::file(Path::new(file))?
     };
     let name = if file == "-" { "standard input" } else { file };
-    let mut b = Batch {
-        args,
-        games: vec![None; 9],
-        solvers: (0..9).map(|_| None).collect(),
-        answered: 0,
-        bad: 0,
-        over_limit: 0,
+    let config = BatchConfig {
+        tables: args.tables.policy(),
+        rules: args.rules.rules(),
+        budget: args.budget(),
+        pv: args.pv,
     };
-    let started = Instant::now();
-
-    // Chunks and output buffers go back to be reused.
-    let (line_tx, line_rx) = mpsc::sync_channel::<io::Result<Chunk>>(2);
-    let (free_tx, free_rx) = mpsc::channel::<Chunk>();
-    thread::spawn(move || {
-        let mut lines = LineReader::new(input, can_block);
-        loop {
-            let mut chunk = free_rx.try_recv().unwrap_or_default();
-            match lines.read_chunk(&mut chunk) {
-                Err(e) => {
-                    let _ = line_tx.send(Err(e));
-                    return;
-                }
-                Ok(()) if chunk.lines.is_empty() => return,
-                Ok(()) => {
-                    if line_tx.send(Ok(chunk)).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
-    let pool: BufferPool = Arc::default();
-    let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2);
-    let writer_pool = Arc::clone(&pool);
-    let writer = thread::spawn(move || -> io::Result<()> {
-        // Every buffer is whole lines: written as it is, not copied into
-        // another buffer first; flushed after each chunk, so a client
-        // waiting for an answer gets it.
-        let mut out = io::stdout().lock();
-        for buffers in out_rx {
-            for mut b in buffers {
-                out.write_all(&b)?;
-                b.clear();
-                if let Ok(mut p) = writer_pool.lock() {
-                    p.push(b);
-                }
-            }
-            out.flush()?;
-        }
-        out.flush()
-    });
-
-    let end = loop {
-        let chunk = match line_rx.recv_timeout(WATCH_TICK) {
-            Ok(Ok(chunk)) => chunk,
-            Ok(Err(e)) => break End::Failed(CliError::Failure(format!("reading {name}: {e}"))),
-            Err(RecvTimeoutError::Timeout) if crate::interrupt::requested() => {
-                break End::Interrupted
-            }
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => break End::Finished,
-        };
-        // The parallel pass is made again after the first position of a
-        // board size has its game and tables set up (in line order; once
-        // per board size in a whole batch).
-        let parts = loop {
-            let parts = first_pass(&b.games, &chunk, args.pv, &pool);
-            let mut set_up = false;
-            for &(_, i) in parts.iter().flat_map(|p| &p.holes) {
-                let Some(pos) = parse_line(chunk.bytes(&chunk.lines[i])) else {
-                    continue;
-                };
-                if b.games[pos.pits()].is_none() {
-                    b.set_up(pos.pits())?;
-                    set_up = true;
-                }
-            }
-            if !set_up {
-                break parts;
-            }
-            if let Ok(mut p) = pool.lock() {
-                for mut part in parts {
-                    part.out.clear();
-                    p.push(part.out);
-                }
-            }
-        };
-        // The lines left are answered in order and put into their places;
-        // at a stop, the output ends before the line stopped.
-        let mut outputs = Vec::with_capacity(parts.len());
-        let mut stop = None;
-        for part in parts {
-            if part.holes.is_empty() {
-                b.answered += (chunk.lines.len() - part.first).min(BATCH_PART) as u64;
-                outputs.push(part.out);
-                continue;
-            }
-            let mut out = take_buffer(&pool);
-            let mut from = 0;
-            let mut last = part.first;
-            for &(at, i) in &part.holes {
-                out.extend_from_slice(&part.out[from..at]);
-                from = at;
-                // The lines between the holes were answered by the pass.
-                b.answered += (i - last) as u64;
-                last = i + 1;
-                match b.answer_left(&chunk, &chunk.lines[i]) {
-                    Ok(Some(text)) => {
-                        out.extend_from_slice(text.as_bytes());
-                        out.push(b'\n');
-                    }
-                    Ok(None) => {
-                        stop = Some(End::Interrupted);
-                        break;
-                    }
-                    Err(e) => {
-                        stop = Some(End::Failed(e));
-                        break;
-                    }
-                }
-            }
-            if stop.is_none() {
-                out.extend_from_slice(&part.out[from..]);
-                let part_end = (part.first + BATCH_PART).min(chunk.lines.len());
-                b.answered += (part_end - last) as u64;
-            }
-            let mut used = part.out;
-            used.clear();
-            if let Ok(mut p) = pool.lock() {
-                p.push(used);
-            }
-            outputs.push(out);
-            if stop.is_some() {
-                break;
-            }
-        }
-        let _ = free_tx.send(chunk);
-        if out_tx.send(outputs).is_err() {
-            // The writer stopped: its error says why.
-            break End::Finished;
-        }
-        if let Some(end) = stop {
-            break end;
-        }
-        if crate::interrupt::requested() {
-            break End::Interrupted;
-        }
-    };
-    drop(out_tx);
-    match writer.join() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(CliError::Stdout(e)),
-        Err(_) => return Err(CliError::Failure("the writer thread failed".to_string())),
-    }
-    let secs = started.elapsed().as_secs_f64();
+    let b = answer_batch(input, || io::stdout().lock(), &config, &Stderr)?;
     progress::note(&format!(
         "{} answered, {}, {:.2} s ({:.0} positions a second)",
         count(b.answered, "position"),
         count(b.bad, "bad line"),
-        secs,
-        b.answered as f64 / secs.max(1e-9)
+        b.seconds,
+        b.answered as f64 / b.seconds.max(1e-9)
     ));
-    match end {
-        End::Failed(e) => return Err(e),
+    match b.end {
+        End::Failed(e) => return Err(e.into()),
         End::Interrupted => {
             return Err(CliError::Failure(format!(
                 "interrupted: stopped by a signal after {} (every answer before the stop is written, in order)",
@@ -495,7 +61,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         format!(
             "{} not answered within the time limit (--time-limit {} s)",
             count(b.over_limit, "position"),
-            super::seconds(args.time_limit.unwrap_or_default())
+            seconds(args.time_limit.unwrap_or_default())
         )
     });
     if b.bad > 0 {
@@ -509,45 +75,4 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         Some(l) => Err(CliError::Failure(l)),
         None => Ok(()),
     }
-}
-
-/// Answers the lines of `chunk` inside the tables (and finished games) in
-/// parallel, one [`Part`] of `BATCH_PART` lines per task, leaving holes for
-/// the others. Before any board size is set up, every line is left.
-fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPool) -> Vec<Part> {
-    if games.iter().all(Option::is_none) {
-        return chunk
-            .lines
-            .chunks(BATCH_PART)
-            .enumerate()
-            .map(|(p, lines)| Part {
-                first: p * BATCH_PART,
-                out: take_buffer(pool),
-                holes: (0..lines.len()).map(|j| (0, p * BATCH_PART + j)).collect(),
-            })
-            .collect();
-    }
-    chunk
-        .lines
-        .par_chunks(BATCH_PART)
-        .enumerate()
-        .map(|(p, lines)| {
-            let mut out = take_buffer(pool);
-            let mut holes = Vec::new();
-            let mut scratch = Box::default();
-            for (j, line) in lines.iter().enumerate() {
-                let bytes = chunk.bytes(line);
-                if line.too_long
-                    || !write_answer_line(games, bytes, with_pv, &mut out, &mut scratch)
-                {
-                    holes.push((out.len(), p * BATCH_PART + j));
-                }
-            }
-            Part {
-                first: p * BATCH_PART,
-                out,
-                holes,
-            }
-        })
-        .collect()
 }

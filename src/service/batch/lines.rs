@@ -56,12 +56,23 @@ impl Chunk {
     }
 }
 
+/// Whether an input may make a read wait, so that a chunk ends where the
+/// lines ready end (a client that sends a line and waits gets its answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readiness {
+    /// A file: a read never waits for more.
+    Always,
+    /// Standard input (a pipe or a terminal): asked with `poll`.
+    Stdin,
+    /// Any other stream (a socket): a chunk ends where each read ends.
+    Unknown,
+}
+
 /// Reads an input's lines chunk by chunk.
 pub(super) struct LineReader {
     input: Box<dyn BufRead + Send>,
-    /// Whether reading can block (standard input: a pipe or a terminal), so
-    /// that readiness is asked before a read.
-    can_block: bool,
+    /// Whether a read may wait for more input, and how to tell it will not.
+    readiness: Readiness,
     /// Bytes read but not yet given out: the start of a line whose newline
     /// has not come, or whole lines beyond a full chunk.
     pending: Vec<u8>,
@@ -73,11 +84,11 @@ pub(super) struct LineReader {
 }
 
 impl LineReader {
-    /// Lines of `input`; `can_block` for standard input.
-    pub fn new(input: Box<dyn BufRead + Send>, can_block: bool) -> LineReader {
+    /// Lines of `input`, read as `readiness` says.
+    pub fn new(input: Box<dyn BufRead + Send>, readiness: Readiness) -> LineReader {
         LineReader {
             input,
-            can_block,
+            readiness,
             pending: Vec::new(),
             number: 1,
             skipping: false,
@@ -210,9 +221,14 @@ impl LineReader {
     }
 
     /// Whether a read would return at once: always for a file; for standard
-    /// input, whether it has bytes (or its end) waiting.
+    /// input, whether it has bytes (or its end) waiting; never assumed for
+    /// another stream.
     fn ready(&self) -> bool {
-        !self.can_block || ready::stdin_ready()
+        match self.readiness {
+            Readiness::Always => true,
+            Readiness::Stdin => ready::stdin_ready(),
+            Readiness::Unknown => false,
+        }
     }
 }
 
@@ -226,7 +242,7 @@ mod tests {
 
     fn read_all(input: &[u8], capacity: usize) -> Vec<(u64, Option<String>)> {
         let reader = io::BufReader::with_capacity(capacity, io::Cursor::new(input.to_vec()));
-        let mut lines = LineReader::new(Box::new(reader), false);
+        let mut lines = LineReader::new(Box::new(reader), Readiness::Always);
         let mut chunk = Chunk::default();
         let mut out = Vec::new();
         loop {
@@ -269,7 +285,7 @@ mod tests {
         let line = "7".repeat(MAX_LINE);
         let input = format!("{line}\n").repeat(3 * CHUNK_BYTES / MAX_LINE);
         let reader = io::BufReader::with_capacity(1 << 20, io::Cursor::new(input.into_bytes()));
-        let mut lines = LineReader::new(Box::new(reader), false);
+        let mut lines = LineReader::new(Box::new(reader), Readiness::Always);
         let mut chunk = Chunk::default();
         let mut total = 0;
         loop {

@@ -1,0 +1,354 @@
+//! A table answer's JSON line written byte by byte: the batch's hot path.
+//!
+//! serde_json spends about as long on a table answer's line as the probes
+//! that make it (every key is scanned for characters to escape, every piece
+//! is a separate call), which halved `query --batch`'s throughput. This
+//! writer covers only what an answer without a principal variation holds (counts, small integers, an
+//! ASCII position, a rules slug, milliseconds) and writes exactly the bytes
+//! serde_json writes for the same [`AnswerLine`]: the tests below compare
+//! the two over random answers. Anything else goes through serde_json.
+
+use kalah_solver::Side;
+
+use super::answer::{AnswerLine, Best, PositionText, Source};
+
+/// The most moves (and best moves) a line covered here holds: houses a
+/// side ([`kalah_solver::rules::MAX_PITS`]).
+const MAX_MOVES: usize = kalah_solver::rules::MAX_PITS;
+
+/// The longest given position and rules slug covered here.
+const MAX_TEXT: usize = 128;
+
+/// The start of a move's object, by house: one copy instead of three.
+const HOUSE_KEYS: [&str; 9] = [
+    "{\"house\":0,\"value\":",
+    "{\"house\":1,\"value\":",
+    "{\"house\":2,\"value\":",
+    "{\"house\":3,\"value\":",
+    "{\"house\":4,\"value\":",
+    "{\"house\":5,\"value\":",
+    "{\"house\":6,\"value\":",
+    "{\"house\":7,\"value\":",
+    "{\"house\":8,\"value\":",
+];
+
+/// Room for a line, more than the longest covered: two texts of
+/// [`MAX_TEXT`] bytes, 18 counts, [`MAX_MOVES`] moves of at most 70 bytes
+/// and as many best houses of at most 21, the fixed keys, and three numbers
+/// of at most 24 bytes.
+const LINE_BYTES: usize = 2048;
+
+/// A line in fixed storage, reused from line to line and copied out whole
+/// once written: the checks of a growing buffer on every piece cost as
+/// much as the rest of the line.
+pub(crate) struct LineBuf {
+    bytes: [u8; LINE_BYTES],
+    len: usize,
+}
+
+impl Default for LineBuf {
+    fn default() -> Self {
+        LineBuf {
+            bytes: [0; LINE_BYTES],
+            len: 0,
+        }
+    }
+}
+
+impl LineBuf {
+    #[inline]
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+}
+
+/// Appends `line` as serde_json would write it, when this writer covers it:
+/// no principal variation but a finished game's empty one, no note, a rules
+/// slug that needs no escaping (a given position never does: see
+/// [`PositionText::Given`]). `false` (nothing written) otherwise. `scratch`
+/// holds the line while it is written.
+#[inline]
+pub(crate) fn write_table_line(
+    into: &mut Vec<u8>,
+    line: &AnswerLine<'_>,
+    scratch: &mut LineBuf,
+) -> bool {
+    let plain = |s: &str| s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+    if line.pv.as_ref().is_some_and(|pv| !pv.0.is_empty())
+        || line.note.is_some()
+        || !plain(line.rules)
+    {
+        return false;
+    }
+    if line.moves.0.len() > MAX_MOVES
+        || matches!(line.best, Best::Houses(h) if h.len() > MAX_MOVES)
+        || line.rules.len() > MAX_TEXT
+        || matches!(line.position, PositionText::Given(t) if t.len() > MAX_TEXT)
+    {
+        return false;
+    }
+    scratch.len = 0;
+    let written = write_line(scratch, line);
+    if written {
+        into.extend_from_slice(&scratch.bytes[..scratch.len]);
+    }
+    written
+}
+
+/// Writes `line` into `out` (covered by the checks of [`write_table_line`]);
+/// `false` for a time too large for the fast form.
+#[inline(always)]
+fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
+    out.extend_from_slice(b"{\"position\":\"");
+    match line.position {
+        PositionText::Given(text) => out.extend_from_slice(text),
+        PositionText::Position(pos) => {
+            for side in [Side::South, Side::North] {
+                for &x in pos.houses(side) {
+                    uint(out, x as u64);
+                    out.push(b' ');
+                }
+                uint(out, pos.store(side) as u64);
+                out.push(b' ');
+            }
+            out.push(pos.to_move().letter() as u8);
+        }
+    }
+    out.extend_from_slice(b"\",\"to_move\":\"");
+    // Fixed-length pieces are copied inline, not by a call.
+    if line.to_move.is_ascii() {
+        out.push(line.to_move as u8);
+    } else {
+        let mut letter = [0; 4];
+        out.extend_from_slice(line.to_move.encode_utf8(&mut letter).as_bytes());
+    }
+    out.extend_from_slice(b"\",\"rules\":\"");
+    out.extend_from_slice(line.rules.as_bytes());
+    out.extend_from_slice(b"\",\"value\":");
+    int(out, line.value as i64);
+    out.extend_from_slice(match line.value.signum() {
+        1 => b",\"result\":\"win\",\"moves\":[",
+        0 => b",\"result\":\"draw\",\"moves\":[",
+        _ => b",\"result\":\"loss\",\"moves\":[",
+    });
+    for (i, m) in line.moves.0.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match HOUSE_KEYS.get(m.house) {
+            Some(key) => out.extend_from_slice(key.as_bytes()),
+            None => {
+                out.extend_from_slice(b"{\"house\":");
+                uint(out, m.house as u64);
+                out.extend_from_slice(b",\"value\":");
+            }
+        }
+        int(out, m.value as i64);
+        out.extend_from_slice(if m.extra_turn {
+            b",\"extra_turn\":true}"
+        } else {
+            b",\"extra_turn\":false}"
+        });
+    }
+    out.extend_from_slice(b"],\"best\":[");
+    let mut first = true;
+    let mut best = |out: &mut LineBuf, h: usize| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        uint(out, h as u64);
+    };
+    match line.best {
+        Best::Houses(h) => h.iter().for_each(|&h| best(out, h)),
+        Best::Of(moves, value) => moves
+            .iter()
+            .filter(|m| m.value == value)
+            .for_each(|m| best(out, m.house)),
+    }
+    out.push(b']');
+    if line.pv.is_some() {
+        out.extend_from_slice(b",\"pv\":\"\"");
+    }
+    out.extend_from_slice(match line.source {
+        Source::Table => b",\"source\":\"table\",\"nodes\":",
+        Source::Search => b",\"source\":\"search\",\"nodes\":",
+        Source::Finished => b",\"source\":\"finished\",\"nodes\":",
+    });
+    uint(out, line.nodes);
+    out.extend_from_slice(b",\"ms\":");
+    if !millis(out, line.ms.0) {
+        return false;
+    }
+    out.push(b'}');
+    true
+}
+
+/// Appends `ms` rounded to three decimals as serde_json writes the double
+/// `round3(ms)`: the shortest decimal that reads back as it, which below
+/// 2^40 thousandths (distinct three-decimal numbers further apart than the
+/// doubles' spacing) is the three-decimal form itself, trailing zeros
+/// dropped, and `.0` for a whole number. `false` (nothing written) beyond
+/// that, or for a negative time.
+fn millis(out: &mut LineBuf, ms: f64) -> bool {
+    // `round3(ms)` is this count over 1e3, which (below 2^40) times 1e3
+    // rounds back to it.
+    let thousandths = (ms * 1e3).round();
+    if !(0.0..1_099_511_627_776.0).contains(&thousandths) {
+        return false;
+    }
+    let n = thousandths as u64;
+    uint(out, n / 1000);
+    out.push(b'.');
+    let frac = n % 1000;
+    let digits = [
+        b'0' + (frac / 100) as u8,
+        b'0' + (frac / 10 % 10) as u8,
+        b'0' + (frac % 10) as u8,
+    ];
+    let len = if frac.is_multiple_of(100) {
+        1
+    } else if frac.is_multiple_of(10) {
+        2
+    } else {
+        3
+    };
+    out.extend_from_slice(&digits[..len]);
+    true
+}
+
+#[inline]
+fn int(out: &mut LineBuf, x: i64) {
+    if x < 0 {
+        out.push(b'-');
+    }
+    uint(out, x.unsigned_abs());
+}
+
+/// The decimal form of `v`; the small numbers of a table answer (seed
+/// counts, values, houses) take one or two steps.
+#[inline(always)]
+fn uint(out: &mut LineBuf, v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+    } else if v < 100 {
+        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+    } else {
+        let mut buf = [0u8; 20];
+        let mut i = buf.len();
+        let mut v = v;
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&buf[i..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::answer::{write_json, Millis, Moves, Outcome, Pv};
+    use super::*;
+    use kalah_solver::search::MoveValue;
+    use kalah_solver::Position;
+
+    /// A xorshift generator: enough to vary the answers.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    #[test]
+    fn table_lines_are_byte_for_byte_serde_json() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut fast_lines = 0;
+        let mut scratch = Box::<LineBuf>::default();
+        for i in 0..200_000u64 {
+            let pits = 1 + rng.below(8) as usize;
+            let mut counts: Vec<u8> = (0..2 * pits + 2).map(|_| rng.below(20) as u8).collect();
+            counts[pits] = rng.below(120) as u8;
+            let side = if rng.below(2) == 0 { "S" } else { "N" };
+            let text: String = counts
+                .iter()
+                .map(|c| c.to_string())
+                .chain([side.to_string()])
+                .collect::<Vec<_>>()
+                .join(" ");
+            let Ok(pos) = text.parse::<Position>() else {
+                continue;
+            };
+            let mut moves = Vec::new();
+            for house in 1..=pits {
+                if rng.below(3) > 0 {
+                    moves.push(MoveValue {
+                        house,
+                        value: rng.below(200) as i32 - 100,
+                        extra_turn: rng.below(4) == 0,
+                    });
+                }
+            }
+            let value = moves.iter().map(|m| m.value).max().unwrap_or(0);
+            let ms = match i % 4 {
+                0 => rng.below(1_000_000) as f64 * 1e-6,
+                1 => rng.below(1 << 40) as f64 / 7.0,
+                2 => rng.below(5) as f64,
+                _ => f64::from_bits(rng.below(1 << 62)) % 1e9,
+            };
+            let houses: Vec<usize> = moves.iter().map(|m| m.house).collect();
+            let best = if i % 2 == 0 {
+                Best::Of(&moves, value)
+            } else {
+                Best::Houses(&houses)
+            };
+            let line = AnswerLine {
+                position: if i % 3 == 0 {
+                    PositionText::Position(&pos)
+                } else {
+                    PositionText::Given(text.as_bytes())
+                },
+                to_move: pos.to_move().letter(),
+                rules: ["std", "ec", "ec-nosweep"][i as usize % 3],
+                value,
+                result: Outcome::of(value),
+                moves: Moves(&moves),
+                best,
+                pv: (i % 5 == 0).then_some(Pv(&[])),
+                source: [Source::Table, Source::Search, Source::Finished][i as usize % 3],
+                nodes: rng.below(1 << 50),
+                ms: Millis(ms),
+                note: None,
+            };
+            let mut fast = Vec::new();
+            let mut serde = Vec::new();
+            write_json(&mut serde, &line);
+            if write_table_line(&mut fast, &line, &mut scratch) {
+                fast_lines += 1;
+                assert_eq!(
+                    String::from_utf8_lossy(&fast),
+                    String::from_utf8_lossy(&serde)
+                );
+            } else {
+                assert!(fast.is_empty());
+            }
+        }
+        // Every valid position but the few too large for the fast form.
+        assert!(fast_lines > 100_000, "{fast_lines}");
+    }
+}

@@ -1,0 +1,323 @@
+//! Setting up the engine for a game: which endgame tables to open (or
+//! build when missing), how large a transposition table the search gets,
+//! and a solver over both.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::table::{BuildConfig, Check, TableError, Tables, MAX_TIER};
+use kalah_solver::{Game, Probe, Rules};
+
+use super::Error;
+use crate::interrupt;
+
+/// Which endgame tables a front end asked for.
+#[derive(Clone, Debug)]
+pub struct TablePolicy {
+    /// The table directory.
+    pub dir: PathBuf,
+    /// Tables of boards with up to this many seeds; `None`: the default
+    /// depth ([`prepare_tables`]) or the tiers present ([`open_present`]).
+    pub table_seeds: Option<u32>,
+    /// No tables: search alone.
+    pub no_tables: bool,
+    /// The directory was named (a flag, a variable): it must exist, where a
+    /// default one is created by the first build.
+    pub named: bool,
+}
+
+/// Builds the tiers `0..=config.max_seeds` in a directory (the front end's,
+/// which shows the build's progress and creates the directory).
+pub type Builder<'a> = &'a dyn Fn(&Path, &BuildConfig) -> Result<(), Error>;
+
+/// Default transposition table size for positions of up to `total_seeds`
+/// seeds searched over endgame tables of `table_seeds` seeds (0 without):
+/// 64 MiB for a search at most 28 seeds above the tables, 256 MiB for games
+/// of up to 48 seeds, 2 GiB above. A table larger than the search needs is
+/// slower: every first touch of its memory costs a page fault, and its
+/// random reads miss the TLB more. Kalah(6,4) with 20-seed tables, 2
+/// threads, medians of 4-6 interleaved runs: 64 MiB against 256 MiB took EC
+/// from 2.30 s to 1.88 s and STD from 5.32 s to 4.93 s (search), and the
+/// whole `kalah solve` from 2.67 s to 2.15 s (EC) and 6.1 s to 5.6 s (STD).
+/// A search of `every_turn` first turn exactly (`--all-moves`, `--pie`,
+/// `reproduce`) does several times the work and gets at least 256 MiB:
+/// with 64 MiB the reproduce run's Kalah(6,4) rows took 17-22 % more nodes.
+pub fn default_tt_mb(total_seeds: u32, table_seeds: u32, every_turn: bool) -> usize {
+    if short_search(total_seeds, table_seeds) && !every_turn {
+        64
+    } else if total_seeds <= 48 {
+        256
+    } else {
+        2048
+    }
+}
+
+/// Whether a game of `total_seeds` seeds over tables of `table_seeds` is a
+/// short search (seconds, like Kalah(6,4) over 20- to 24-seed tables): at
+/// most 28 seeds above the tables.
+pub fn short_search(total_seeds: u32, table_seeds: u32) -> bool {
+    total_seeds <= table_seeds + 28
+}
+
+/// Default table size: the largest K whose tiers 0..=K hold at most about
+/// 600 M boards (one byte each), and below the game's total seeds (a table
+/// of the whole game would make the search trivial only by moving the work
+/// into the build). For 6 houses that is 22 seeds (548 M boards), which
+/// this machine builds in 15-20 s: Kalah(6,4) from an empty directory stays
+/// well under 30 s, and with the tables present STD takes about 2.5 s
+/// instead of 5.5 s with 20 seeds (the default before the builder got 2x
+/// faster). Never more than the table format holds ([`MAX_TIER`]: an entry
+/// is one signed byte, and a board of `k` seeds has a value of at most `k`):
+/// small boards reach it first (2 houses: 127 seeds are 350 k boards).
+///
+/// Smaller games get smaller tables, so that the build never dwarfs the
+/// search: a game of at most [`SEARCH_ONLY_SEEDS`] seeds gets none (plain
+/// search solves any of them in a fraction of a second, while 8-house
+/// tables to 15 seeds, 445 M boards, took 17 s for Kalah(8,1), which
+/// search solves in 0.1 s), and the tables stop [`TABLE_GAP`] seeds below
+/// the game's total (Kalah(6,3): 16 seeds, 30 M boards, 1.4 s with the
+/// build, instead of 22 seeds and 21 s).
+pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
+    if total_seeds <= SEARCH_ONLY_SEEDS {
+        return 0;
+    }
+    let cap = MAX_TIER.min(total_seeds - TABLE_GAP);
+    let index = kalah_solver::Index::new(pits);
+    let mut k = 0;
+    while k < cap && index.boards_up_to(k + 1) <= 600_000_000 {
+        k += 1;
+    }
+    k
+}
+
+/// Games with at most this many seeds are solved by search alone unless
+/// tables are already there or asked for: from the start, the largest of
+/// them take 0.05-0.25 s without tables (Kalah(8,2), Kalah(5,3),
+/// Kalah(4,4), release build).
+pub const SEARCH_ONLY_SEEDS: u32 = 32;
+
+/// Default tables stop this many seeds below the game's total (see
+/// [`default_table_seeds`]).
+pub const TABLE_GAP: u32 = 20;
+
+/// Tiers already built are used by default up to this many boards (bytes).
+const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
+
+/// Opens the tables for `pits` and `rules`, building the missing tiers
+/// first (through `build`) when given. Every tier is opened
+/// and its checksum checked before this returns (once per file: see
+/// [`Check::Remembered`]). A tier that is there but damaged is, with
+/// `build`, built again with the tiers above it, saying so on
+/// standard error and naming the file; otherwise it is an error naming the
+/// file. `None` with `--no-tables` or a table size of 0.
+///
+/// # Errors
+/// A `--table-seeds` beyond the format, a build that fails, is too large
+/// or is interrupted, or (without `build`) missing or unusable tables.
+pub fn prepare_tables(
+    args: &TablePolicy,
+    pits: usize,
+    rules: Rules,
+    total_seeds: u32,
+    build: Option<Builder<'_>>,
+) -> Result<Option<Arc<Tables>>, Error> {
+    if args.no_tables {
+        return Ok(None);
+    }
+    let dir = &args.dir;
+    if let Some(k) = args.table_seeds.filter(|&k| k > MAX_TIER) {
+        return Err(Error::Input(format!(
+            "--table-seeds {k}: table entries are one byte, at most {MAX_TIER} seeds"
+        )));
+    }
+    let k = args.table_seeds.unwrap_or_else(|| {
+        // Which files are there (none is read here).
+        let present = Tables::open_with(
+            dir,
+            pits,
+            rules,
+            Some(total_seeds.saturating_sub(1)),
+            Check::Remembered,
+        )
+        .map(|t| t.max_seeds())
+        .unwrap_or(0);
+        let index = kalah_solver::Index::new(pits);
+        let usable = (0..=present)
+            .rev()
+            .find(|&k| index.boards_up_to(k) <= PRESENT_TABLES_MAX_BOARDS)
+            .unwrap_or(0);
+        usable.max(default_table_seeds(pits, total_seeds))
+    });
+    if k == 0 {
+        return Ok(None);
+    }
+    // Copies in huge-page memory make a probe cheaper than the mapped files
+    // (the search took 2.3-2.7 s against 2.6-3.0 s for Kalah(6,4) STD over
+    // 22-seed tables), but filling 548 MB of fresh memory took 1.3-2.0 s on
+    // this machine: only a long search earns it back (the whole solve: 4.2-
+    // 4.5 s copied, 2.8-2.9 s mapped).
+    let resident = !short_search(total_seeds, k);
+    let open = || -> Result<Tables, kalah_solver::table::TableError> {
+        let t = Tables::open_with(dir, pits, rules, Some(k), Check::Remembered)?;
+        let t = if resident { t.resident() } else { t };
+        if t.max_seeds() == k {
+            t.open_all()?;
+        }
+        Ok(t)
+    };
+    let mut tables = open();
+    let complete = matches!(&tables, Ok(t) if t.max_seeds() == k);
+    if let (Some(build), false) = (build, complete) {
+        // The builder says which file it does not keep, and why.
+        drop(tables);
+        let config = BuildConfig {
+            pits,
+            rules,
+            max_seeds: k,
+            threads: 0,
+        };
+        build(dir, &config)?;
+        tables = open();
+    }
+    let tables = tables.map_err(|e| {
+        Error::Failure(format!(
+            "endgame tables in {}: {e} (build them with `kalah build --pits {pits} --max-seeds {k}`)",
+            dir.display()
+        ))
+    })?;
+    if tables.max_seeds() < k {
+        // Without `build`, or a file gone since the build.
+        return Err(Error::Failure(format!(
+            "endgame tables in {}: {}: no such table file (build them with `kalah build --pits {pits} --max-seeds {k}`)",
+            dir.display(),
+            tables.path(tables.max_seeds() + 1).display()
+        )));
+    }
+    Ok(Some(Arc::new(tables)))
+}
+
+/// The tables present for `pits` houses and `rules` (up to
+/// `policy.table_seeds` when given), opened without building anything: a
+/// query answers from what is there. Every tier is opened and checked now
+/// (the checksum of each file once per file, remembered by a stamp): a
+/// tier file deleted or replaced later, while a batch runs, is not seen,
+/// and a damaged one fails at once. The reason tables are not used is
+/// returned otherwise, for the front end to say.
+///
+/// # Errors
+/// A named table directory that does not exist (input), a tier that fails
+/// its check (failure, naming the file).
+pub fn open_present(
+    policy: &TablePolicy,
+    pits: usize,
+    rules: Rules,
+) -> Result<(Option<Arc<Tables>>, Option<String>), Error> {
+    if policy.no_tables {
+        return Ok((None, None));
+    }
+    let dir = &policy.dir;
+    if policy.named && !dir.is_dir() {
+        return Err(Error::Input(format!(
+            "table directory {} does not exist",
+            dir.display()
+        )));
+    }
+    Ok(
+        match Tables::open_with(dir, pits, rules, policy.table_seeds, Check::Remembered) {
+            Ok(t) => {
+                t.open_all().map_err(|e| {
+                    Error::Failure(format!("endgame tables in {}: {e}", dir.display()))
+                })?;
+                (Some(Arc::new(t)), None)
+            }
+            Err(TableError::Missing { .. }) => (
+                None,
+                Some(format!(
+                    "no endgame tables for {} and these rules in {}: searching without them",
+                    if pits == 1 {
+                        "1 house".to_string()
+                    } else {
+                        format!("{pits} houses")
+                    },
+                    dir.display()
+                )),
+            ),
+            Err(e) => (None, Some(format!("endgame tables not used: {e}"))),
+        },
+    )
+}
+
+/// A solver with `config`, probing `tables` when given, stopped as `stop` says.
+/// Every tier of `tables` is opened and checked first: a probe of an
+/// unusable tier would give no value, and the search would go on without
+/// it; an unusable tier is an error naming its file instead.
+pub fn new_solver(
+    game: Game,
+    config: SearchConfig,
+    tables: Option<Arc<Tables>>,
+    stop: StopBy,
+) -> Result<Solver, Error> {
+    if let Some(t) = &tables {
+        t.open_all()
+            .map_err(|e| Error::Failure(format!("endgame tables in {}: {e}", t.dir().display())))?;
+    }
+    let probe = tables.map(|t| t as Arc<dyn Probe>);
+    let mut solver = Solver::new(game, config, probe)
+        .map_err(|e| Error::Failure(format!("cannot start the solver: {e}")))?;
+    if stop == StopBy::Interrupt {
+        solver.watch_flag(interrupt::flag());
+    }
+    Ok(solver)
+}
+
+/// What stops a solver's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopBy {
+    /// Ctrl-C or SIGTERM, directly.
+    Interrupt,
+    /// Its own flag ([`Solver::stop_flag`]), raised by a watchdog that may
+    /// also stop it for a time limit.
+    OwnFlag,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 12, defect 5: the default depth never exceeds what the table
+    /// format holds, however many seeds a small board has.
+    #[test]
+    fn default_table_seeds_stay_within_the_format() {
+        assert_eq!(default_table_seeds(2, 160), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 255), MAX_TIER);
+        assert_eq!(default_table_seeds(1, 40), 20);
+        assert_eq!(default_table_seeds(6, 48), 22);
+        assert_eq!(default_table_seeds(6, 60), 22);
+        assert_eq!(default_table_seeds(6, 36), 16);
+        assert_eq!(default_table_seeds(8, 48), 15);
+        for pits in 1..=8 {
+            for seeds in [1, 2, 10, 100, 300] {
+                let k = default_table_seeds(pits, seeds);
+                assert!(
+                    k <= MAX_TIER && (k < seeds || k == 0),
+                    "{pits} {seeds}: {k}"
+                );
+            }
+        }
+    }
+
+    /// Small games are searched, not tabled: Kalah(8,1) built 445 M boards
+    /// to solve a game search finishes in 0.1 s.
+    #[test]
+    fn small_games_get_no_tables() {
+        for (pits, seeds) in [(8, 1), (8, 2), (5, 3), (4, 4), (1, 16), (2, 8)] {
+            assert_eq!(
+                default_table_seeds(pits, 2 * pits as u32 * seeds),
+                0,
+                "Kalah({pits},{seeds})"
+            );
+        }
+        assert!(default_table_seeds(3, 34) > 0);
+    }
+}
