@@ -96,7 +96,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     let game = Game::new(pos.pits(), rules);
-    let (tables, note) = open_present(&args.tables.policy(), pos.pits(), rules)?;
+    let (tables, note) = open_present(&args.tables.policy(), pos.pits(), rules, false)?;
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
         super::progress::note(n);

@@ -337,7 +337,7 @@ impl Batch<'_> {
         let slot = &mut self.games[pits];
         if slot.is_none() {
             let rules = self.config.rules;
-            let (tables, note) = open_present(&self.config.tables, pits, rules)?;
+            let (tables, note) = open_present(&self.config.tables, pits, rules, true)?;
             if let Some(n) = note {
                 self.observer.note(&n);
             }

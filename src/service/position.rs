@@ -97,10 +97,16 @@ pub fn from_tables(
 }
 
 /// The failure for tables that contradict themselves at `pos`: a value that
-/// is not the best of its moves' (or a perfect game that cannot keep it).
+/// is not the best of its moves' (or a perfect game that cannot keep it),
+/// unless a tier fails its check, which is then the failure.
 /// Their checksums passed, so the files were changed after they were
 /// checked, in place (which the reader's contract forbids), or forged.
 pub fn inconsistent(tables: &Tables, pos: &Position) -> Error {
+    // A tier that fails its own check reads as missing values (a perfect
+    // game that stops short): name that file rather than blame the rest.
+    if let Err(e) = tables.open_all() {
+        return Error::Failure(format!("endgame tables in {}: {e}", tables.dir().display()));
+    }
     let k = pos.board().seeds();
     Error::Failure(format!(
         "endgame tables in {} contradict themselves at {pos} (tiers up to {k}, {}): a table file was changed in place after it was checked; run `kalah verify --pits {} --max-seeds {k}` and rebuild what it names",

@@ -199,19 +199,22 @@ pub fn prepare_tables(
 
 /// The tables present for `pits` houses and `rules` (up to
 /// `policy.table_seeds` when given), opened without building anything: a
-/// query answers from what is there. Every tier is opened and checked now
-/// (the checksum of each file once per file, remembered by a stamp): a
-/// tier file deleted or replaced later, while a batch runs, is not seen,
-/// and a damaged one fails at once. The reason tables are not used is
-/// returned otherwise, for the front end to say.
+/// query answers from what is there. Each tier is opened and checked
+/// (the checksum of its file once per file, remembered by a stamp) when
+/// first used, or at once with `eager`: a long-running batch opens them
+/// all up front, so that a tier file deleted or replaced later is not
+/// seen and a damaged one fails at once; a single query opens only the
+/// tiers it reads. The reason tables are not used is returned otherwise,
+/// for the front end to say.
 ///
 /// # Errors
-/// A named table directory that does not exist (input), a tier that fails
-/// its check (failure, naming the file).
+/// A named table directory that does not exist (input), with `eager` a
+/// tier that fails its check (failure, naming the file).
 pub fn open_present(
     policy: &TablePolicy,
     pits: usize,
     rules: Rules,
+    eager: bool,
 ) -> Result<(Option<Arc<Tables>>, Option<String>), Error> {
     if policy.no_tables {
         return Ok((None, None));
@@ -225,12 +228,13 @@ pub fn open_present(
     }
     Ok(
         match Tables::open_with(dir, pits, rules, policy.table_seeds, Check::Remembered) {
-            Ok(t) => {
+            Ok(t) if eager => {
                 t.open_all().map_err(|e| {
                     Error::Failure(format!("endgame tables in {}: {e}", dir.display()))
                 })?;
                 (Some(Arc::new(t)), None)
             }
+            Ok(t) => (Some(Arc::new(t)), None),
             Err(TableError::Missing { .. }) => (
                 None,
                 Some(format!(
