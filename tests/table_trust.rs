@@ -75,6 +75,18 @@ fn random_position(rng: &mut Rng, seeds: u32) -> String {
     words.join(" ")
 }
 
+/// `count` random positions from the generator seeded with `seed`, each with
+/// a number of seeds in the houses drawn from `seeds`.
+fn random_positions(seed: u64, count: usize, seeds: std::ops::Range<u32>) -> Vec<String> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let k = seeds.start + rng.below(u64::from(seeds.end - seeds.start)) as u32;
+            random_position(&mut rng, k)
+        })
+        .collect()
+}
+
 /// What a JSON answer line says about values: from `"value"` up to
 /// `"source"` (value, result, moves, best, and pv when given).
 fn values_of(line: &str) -> String {
@@ -678,13 +690,7 @@ fn forge_negated_tier(dir: &Path, k: u32) {
 fn tables_that_contradict_themselves_are_refused() {
     let dir = temp_dir("forged");
     build(&dir, 8);
-    let mut rng = Rng::new(12);
-    let positions: Vec<String> = (0..200)
-        .map(|_| {
-            let seeds = 5 + rng.below(4) as u32;
-            random_position(&mut rng, seeds)
-        })
-        .collect();
+    let positions = random_positions(12, 200, 5..9);
     let input = positions.join("\n") + "\n";
     let (status, _, err) = batch_values(&dir, &input);
     assert_eq!(status, Some(0), "{err}");
@@ -747,13 +753,7 @@ fn tier_paths_stamps(dir: &Path) -> Vec<PathBuf> {
 fn a_batch_keeps_answering_when_its_tables_are_deleted() {
     let dir = temp_dir("deleted");
     build(&dir, 8);
-    let mut rng = Rng::new(5);
-    let positions: Vec<String> = (0..40)
-        .map(|_| {
-            let seeds = 2 + rng.below(7) as u32;
-            random_position(&mut rng, seeds)
-        })
-        .collect();
+    let positions = random_positions(5, 40, 2..9);
     let input = positions.join("\n") + "\n";
     let (_, truth, _) = batch_values(&dir, &input);
     let mut child = kalah_cmd(&["query", "--batch", "-", "--json", "--tables", path(&dir)])
