@@ -87,12 +87,17 @@ fn random_positions(seed: u64, count: usize, seeds: std::ops::Range<u32>) -> Vec
         .collect()
 }
 
-/// What a JSON answer line says about values: from `"value"` up to
-/// `"source"` (value, result, moves, best, and pv when given).
+/// What a JSON answer line says about values (value, result, moves, best,
+/// and pv when given), as JSON; an error line, or one that is not a JSON
+/// answer, whole.
 fn values_of(line: &str) -> String {
-    let start = line.find("\"value\":").unwrap_or(0);
-    let end = line.find(",\"source\"").unwrap_or(line.len());
-    line[start..end.max(start)].to_string()
+    match serde_json::from_str(line) {
+        Ok(serde_json::Value::Object(mut answer)) if answer.contains_key("value") => {
+            answer.retain(|k, _| ["value", "result", "moves", "best", "pv"].contains(&k.as_str()));
+            serde_json::Value::Object(answer).to_string()
+        }
+        _ => line.to_string(),
+    }
 }
 
 /// The rows of `reproduce`'s table without their time and node columns.
@@ -110,16 +115,10 @@ fn reproduce_rows(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// What `solve --json` says about values.
+/// What `solve --json` says about values (`null` where it says nothing).
 fn solve_values(text: &str) -> String {
-    let field = |name: &str| {
-        let key = format!("\"{name}\":");
-        let at = text.find(&key).map_or(text.len(), |i| i + key.len());
-        let rest = &text[at..];
-        let end = rest.find([',', '}']).unwrap_or(rest.len());
-        rest[..end].to_string()
-    };
-    format!("value {} pv {}", field("value"), field("pv"))
+    let answer: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    format!("value {} pv {}", answer["value"], answer["pv"])
 }
 
 /// Where in the tier files the values that a query of `positions` reads
