@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{kalah_command as kalah, run_with_input};
+use common::{is_answer, is_answer_to, is_error, kalah_command as kalah, run_with_input};
 
 /// A position of Kalah(3,1) (answered at once by search).
 const TINY: &str = "1 1 1 0 1 1 1 0 S";
@@ -32,32 +32,6 @@ const BATCH: [&str; 8] = [
     "--threads",
     "1",
 ];
-
-/// A line of the batch's output, parsed (every line is one JSON object).
-fn parsed(line: &str) -> serde_json::Value {
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-}
-
-/// Whether the line is an answer (it has a value).
-fn is_answer(line: &str) -> bool {
-    parsed(line).get("value").is_some()
-}
-
-/// Whether the line is the answer to `position`.
-fn is_answer_to(line: &str, position: &str) -> bool {
-    let answer = parsed(line);
-    answer["position"] == position && answer.get("value").is_some()
-}
-
-/// Whether the line is the error line of input line `n`, with a message that
-/// starts with `message`.
-fn is_error(line: &str, n: u64, message: &str) -> bool {
-    let error = parsed(line);
-    error["line"] == n
-        && error["error"]
-            .as_str()
-            .is_some_and(|e| e.starts_with(message))
-}
 
 fn batch_with_input(input: &[u8], extra: &[&str]) -> Output {
     let args: Vec<&str> = BATCH.iter().chain(extra).copied().collect();

@@ -171,3 +171,27 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 pub fn path(p: &std::path::Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
+
+/// A line of `query --batch`'s output, parsed (every line is one JSON
+/// object: an answer or an error line).
+pub fn parsed(line: &str) -> serde_json::Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// Whether the line is an answer (it has a value).
+pub fn is_answer(line: &str) -> bool {
+    parsed(line).get("value").is_some()
+}
+
+/// Whether the line is the answer to `position`.
+pub fn is_answer_to(line: &str, position: &str) -> bool {
+    let answer = parsed(line);
+    answer["position"] == position && answer.get("value").is_some()
+}
+
+/// Whether the line is the error line of input line `n`, with a message that
+/// contains `message`.
+pub fn is_error(line: &str, n: u64, message: &str) -> bool {
+    let error = parsed(line);
+    error["line"] == n && error["error"].as_str().is_some_and(|e| e.contains(message))
+}
