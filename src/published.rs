@@ -5,33 +5,9 @@
 
 use kalah_solver::Rules;
 
-/// The first player's result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Win,
-    Draw,
-    Loss,
-}
-
-impl Outcome {
-    /// The outcome of a final store difference for the first player.
-    pub fn of(value: i32) -> Outcome {
-        match value.signum() {
-            1 => Outcome::Win,
-            0 => Outcome::Draw,
-            _ => Outcome::Loss,
-        }
-    }
-
-    /// `W`, `D` or `L`.
-    pub fn letter(self) -> char {
-        match self {
-            Outcome::Win => 'W',
-            Outcome::Draw => 'D',
-            Outcome::Loss => 'L',
-        }
-    }
-}
+/// The first player's result: the answers' own win/draw/loss, so a claim
+/// and a computed value compare directly.
+pub use crate::service::answer::Outcome;
 
 /// What the literature says about one instance under one rule set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +43,9 @@ const IDU: &str = "IDU 2000";
 const IDU_T10: &str = "IDU 2000 Table 10";
 const RAWLINGS: &str = "Rawlings 2015";
 const CNEISLER: &str = "mancala-solver";
+
+// The tables below are data, one instance a line as printed in the
+// sources: `duplicates` pairs them by shape alone.
 
 /// Empty-capture values printed by IDU (Table 9) and Rawlings (6,6).
 const EC_VALUES: &[(usize, usize, i32, &str)] = &[
@@ -109,16 +88,18 @@ const STD_VALUES: &[(usize, usize, i32, &str)] = &[
 /// Every published claim.
 pub fn claims() -> Vec<Claim> {
     let mut out = Vec::new();
-    for &(pits, seeds, value, source) in EC_VALUES {
-        out.push(Claim {
-            pits,
-            seeds,
-            empty_capture: true,
-            value: Some(value),
-            outcome: None,
-            source,
-        });
-    }
+    let valued =
+        |empty_capture: bool, &(pits, seeds, value, source): &(usize, usize, i32, &'static str)| {
+            Claim {
+                pits,
+                seeds,
+                empty_capture,
+                value: Some(value),
+                outcome: None,
+                source,
+            }
+        };
+    out.extend(EC_VALUES.iter().map(|v| valued(true, v)));
     for &(pits, row) in EC_OUTCOMES {
         for (i, c) in row.chars().enumerate() {
             let outcome = match c {
@@ -136,16 +117,7 @@ pub fn claims() -> Vec<Claim> {
             });
         }
     }
-    for &(pits, seeds, value, source) in STD_VALUES {
-        out.push(Claim {
-            pits,
-            seeds,
-            empty_capture: false,
-            value: Some(value),
-            outcome: None,
-            source,
-        });
-    }
+    out.extend(STD_VALUES.iter().map(|v| valued(false, v)));
     out
 }
 

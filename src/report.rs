@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::published::{Claim, Outcome};
-use crate::service::answer::{round3, Outcome as Result3};
+use crate::service::answer::round3;
 
 /// How a computed value compares with the literature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +68,21 @@ impl Row {
         }
     }
 
+    /// The eight leading cells of the text and Markdown tables, in order:
+    /// m, n, rule, ours, published, source, check, best first turn.
+    fn cells(&self) -> [String; 8] {
+        [
+            self.pits.to_string(),
+            self.seeds.to_string(),
+            self.rule_name().to_string(),
+            signed(self.value),
+            self.published_text(),
+            self.source().to_string(),
+            self.status().mark().to_string(),
+            self.best_turn.clone(),
+        ]
+    }
+
     /// "EC" or "STD".
     pub fn rule_name(&self) -> &'static str {
         if self.empty_capture {
@@ -99,7 +114,7 @@ impl Row {
             seeds: self.seeds,
             rules: if self.empty_capture { "ec" } else { "std" },
             value: self.value,
-            result: Result3::of(self.value),
+            result: Outcome::of(self.value),
             published: self.claim.as_ref().and_then(|c| c.value),
             published_outcome: self
                 .claim
@@ -125,7 +140,7 @@ pub struct RowJson<'a> {
     /// The rules' slug ([`kalah_solver::Rules::slug`]): the sweep end rule.
     pub rules: &'static str,
     pub value: i32,
-    pub result: Result3,
+    pub result: Outcome,
     pub published: Option<i32>,
     pub published_outcome: Option<char>,
     pub source: Option<&'static str>,
@@ -189,12 +204,39 @@ pub fn signed(v: i32) -> String {
     }
 }
 
+/// The text table's leading cells at their widths (negative: left-aligned),
+/// the one layout of the header and of every row.
+fn text_cells<S: AsRef<str>>(cells: &[S; 8]) -> String {
+    const WIDTHS: [isize; 8] = [2, 2, -4, 5, 9, -18, -8, -10];
+    let mut s = String::new();
+    for (i, (cell, w)) in cells.iter().zip(WIDTHS).enumerate() {
+        let (cell, width) = (cell.as_ref(), w.unsigned_abs());
+        let sep = match i {
+            0 => "",
+            5 => "  ", // the source column stands apart
+            _ => " ",
+        };
+        let _ = if w < 0 {
+            write!(s, "{sep}{cell:<width$}")
+        } else {
+            write!(s, "{sep}{cell:>width$}")
+        };
+    }
+    s
+}
+
 /// The plain-text header and row, for streaming output.
 pub fn text_header(pie: bool) -> String {
-    let mut s = format!(
-        "{:>2} {:>2} {:<4} {:>5} {:>9}  {:<18} {:<8} {:<10}",
-        "m", "n", "rule", "ours", "published", "source", "check", "best turn"
-    );
+    let mut s = text_cells(&[
+        "m",
+        "n",
+        "rule",
+        "ours",
+        "published",
+        "source",
+        "check",
+        "best turn",
+    ]);
     if pie {
         let _ = write!(s, " {:>4} {:<14}", "pie", "fairest");
     }
@@ -203,17 +245,7 @@ pub fn text_header(pie: bool) -> String {
 }
 
 pub fn text_row(r: &Row) -> String {
-    let mut s = format!(
-        "{:>2} {:>2} {:<4} {:>5} {:>9}  {:<18} {:<8} {:<10}",
-        r.pits,
-        r.seeds,
-        r.rule_name(),
-        signed(r.value),
-        r.published_text(),
-        r.source(),
-        r.status().mark(),
-        r.best_turn
-    );
+    let mut s = text_cells(&r.cells());
     if let Some((v, fairest)) = &r.pie {
         let _ = write!(s, " {:>4} {:<14}", signed(*v), fairest.join(","));
     }
@@ -239,18 +271,7 @@ pub fn markdown(rows: &[Row], games: &[GameCheck]) -> String {
     }
     s.push_str("---|---|\n");
     for r in rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.pits,
-            r.seeds,
-            r.rule_name(),
-            signed(r.value),
-            r.published_text(),
-            r.source(),
-            r.status().mark(),
-            r.best_turn
-        );
+        let _ = write!(s, "| {} |", r.cells().join(" | "));
         if let Some((v, fairest)) = &r.pie {
             let _ = write!(s, " {} | {} |", signed(*v), fairest.join(", "));
         } else if pie {
@@ -398,4 +419,37 @@ pub fn svg(rows: &[Row]) -> String {
     );
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text and Markdown tables keep their layout (one row, both
+    /// renderings, written out in full).
+    #[test]
+    fn text_and_markdown_rows_keep_their_layout() {
+        let row = Row {
+            pits: 6,
+            seeds: 4,
+            empty_capture: false,
+            value: 8,
+            claim: None,
+            seconds: 1.5,
+            nodes: 42,
+            pie: None,
+            best_turn: "3 6".to_string(),
+        };
+        assert_eq!(
+            text_header(false),
+            " m  n rule  ours published  source             check    best turn    seconds          nodes"
+        );
+        assert_eq!(
+            text_row(&row),
+            " 6  4 STD     +8         -  -                  -        3 6             1.50             42"
+        );
+        assert!(
+            markdown(&[row], &[]).contains("| 6 | 4 | STD | +8 | - | - | - | 3 6 | 1.50 | 42 |\n")
+        );
+    }
 }

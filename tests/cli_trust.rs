@@ -22,6 +22,18 @@ fn run_os(args: &[OsString], input: &str) -> Output {
     run_with_input(args, input.as_bytes())
 }
 
+/// A command line's arguments, split at spaces (none holds a space).
+fn words(line: &str) -> Vec<&str> {
+    line.split(' ').collect()
+}
+
+/// Runs a command line (split at spaces) that must succeed; its stdout.
+fn run_ok(line: &str, input: &str) -> String {
+    let out = run(&words(line), input);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -329,16 +341,7 @@ fn solve_says_what_it_is_doing_before_the_search() {
 #[test]
 fn play_says_it_is_valuing_the_start_before_the_first_prompt() {
     let out = run(
-        &[
-            "play",
-            "--pits",
-            "2",
-            "--seeds",
-            "2",
-            "--no-tables",
-            "--tt-mb",
-            "8",
-        ],
+        &words("play --pits 2 --seeds 2 --no-tables --tt-mb 8"),
         "q\n",
     );
     let stderr = text(&out.stderr);
@@ -355,21 +358,10 @@ fn play_says_it_is_valuing_the_start_before_the_first_prompt() {
 fn play_has_a_hint_command_and_help_lists_every_command() {
     // Kalah(2,1) standard: South's house 1 is worth -2 for South, house 2
     // +2 (2 sows into the store and the game ends 3-1).
-    let out = run(
-        &[
-            "play",
-            "--pits",
-            "2",
-            "--seeds",
-            "1",
-            "--no-tables",
-            "--tt-mb",
-            "8",
-        ],
+    let stdout = run_ok(
+        "play --pits 2 --seeds 1 --no-tables --tt-mb 8",
         "h\nhint\n?\nq\n",
     );
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         stdout
             .matches("hints (house:value for you, + = extra turn): 1:-2  2:+2+")
@@ -413,20 +405,10 @@ fn counts_of_one_are_singular() {
         "{}",
         text(&out.stdout)
     );
-    let out = run(
-        &[
-            "reproduce",
-            "--max-pits",
-            "1",
-            "--max-seeds",
-            "1",
-            "--no-tables",
-            "--empty-capture",
-        ],
+    let stdout = run_ok(
+        "reproduce --max-pits 1 --max-seeds 1 --no-tables --empty-capture",
         "",
     );
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         stdout.contains("1 instance solved, 1 match the literature, 0 disagreements"),
         "{stdout}"
@@ -438,26 +420,15 @@ fn counts_of_one_are_singular() {
 /// used) is taken.
 #[test]
 fn reproduce_takes_the_rule_flags() {
-    let out = run(
-        &[
-            "reproduce",
-            "--max-pits",
-            "2",
-            "--max-seeds",
-            "2",
-            "--no-tables",
-            "--no-pie",
-            "--empty-capture",
-            "--end",
-            "sweep",
-            "--json",
-        ],
-        "",
-    );
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(stdout.matches("\"rules\":\"ec\"").count(), 4, "{stdout}");
-    assert!(!stdout.contains("\"rules\":\"std\""), "{stdout}");
+    let stdout = run_ok("reproduce --max-pits 2 --max-seeds 2 --no-tables --no-pie --empty-capture --end sweep --json", "");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let rules: Vec<&str> = report["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| row["rules"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(rules, ["ec"; 4], "{stdout}");
 }
 
 /// `scripts/reproduce.sh` rewrote the committed results/ on every run: it

@@ -7,7 +7,7 @@ mod common;
 
 use common::{kalah_command as kalah, temp_dir};
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -60,6 +60,21 @@ fn a_bad_time_limit_is_refused_with_status_2() {
     }
 }
 
+/// The child's standard error, line by line, from a thread: a test waits on
+/// it with a timeout while the child runs.
+fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
 #[test]
 fn missing_tables_and_a_search_are_announced_before_the_search() {
     let dir = temp_dir("empty");
@@ -70,15 +85,7 @@ fn missing_tables_and_a_search_are_announced_before_the_search() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run kalah");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let rx = stderr_lines(&mut child);
     let mut seen = Vec::new();
     let start = Instant::now();
     while !seen.iter().any(|l: &String| l.contains("searching")) {
@@ -167,15 +174,7 @@ fn sigterm_stops_a_single_search_with_a_failure() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run kalah");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let rx = stderr_lines(&mut child);
     // The search has started once it is announced.
     let first = rx.recv_timeout(PATIENCE);
     assert!(

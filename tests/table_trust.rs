@@ -75,12 +75,29 @@ fn random_position(rng: &mut Rng, seeds: u32) -> String {
     words.join(" ")
 }
 
-/// What a JSON answer line says about values: from `"value"` up to
-/// `"source"` (value, result, moves, best, and pv when given).
+/// `count` random positions from the generator seeded with `seed`, each with
+/// a number of seeds in the houses drawn from `seeds`.
+fn random_positions(seed: u64, count: usize, seeds: std::ops::Range<u32>) -> Vec<String> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let k = seeds.start + rng.below(u64::from(seeds.end - seeds.start)) as u32;
+            random_position(&mut rng, k)
+        })
+        .collect()
+}
+
+/// What a JSON answer line says about values (value, result, moves, best,
+/// and pv when given), as JSON; an error line, or one that is not a JSON
+/// answer, whole.
 fn values_of(line: &str) -> String {
-    let start = line.find("\"value\":").unwrap_or(0);
-    let end = line.find(",\"source\"").unwrap_or(line.len());
-    line[start..end.max(start)].to_string()
+    match serde_json::from_str(line) {
+        Ok(serde_json::Value::Object(mut answer)) if answer.contains_key("value") => {
+            answer.retain(|k, _| ["value", "result", "moves", "best", "pv"].contains(&k.as_str()));
+            serde_json::Value::Object(answer).to_string()
+        }
+        _ => line.to_string(),
+    }
 }
 
 /// The rows of `reproduce`'s table without their time and node columns.
@@ -98,16 +115,10 @@ fn reproduce_rows(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// What `solve --json` says about values.
+/// What `solve --json` says about values (`null` where it says nothing).
 fn solve_values(text: &str) -> String {
-    let field = |name: &str| {
-        let key = format!("\"{name}\":");
-        let at = text.find(&key).map_or(text.len(), |i| i + key.len());
-        let rest = &text[at..];
-        let end = rest.find([',', '}']).unwrap_or(rest.len());
-        rest[..end].to_string()
-    };
-    format!("value {} pv {}", field("value"), field("pv"))
+    let answer: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    format!("value {} pv {}", answer["value"], answer["pv"])
 }
 
 /// Where in the tier files the values that a query of `positions` reads
@@ -678,13 +689,7 @@ fn forge_negated_tier(dir: &Path, k: u32) {
 fn tables_that_contradict_themselves_are_refused() {
     let dir = temp_dir("forged");
     build(&dir, 8);
-    let mut rng = Rng::new(12);
-    let positions: Vec<String> = (0..200)
-        .map(|_| {
-            let seeds = 5 + rng.below(4) as u32;
-            random_position(&mut rng, seeds)
-        })
-        .collect();
+    let positions = random_positions(12, 200, 5..9);
     let input = positions.join("\n") + "\n";
     let (status, _, err) = batch_values(&dir, &input);
     assert_eq!(status, Some(0), "{err}");
@@ -747,13 +752,7 @@ fn tier_paths_stamps(dir: &Path) -> Vec<PathBuf> {
 fn a_batch_keeps_answering_when_its_tables_are_deleted() {
     let dir = temp_dir("deleted");
     build(&dir, 8);
-    let mut rng = Rng::new(5);
-    let positions: Vec<String> = (0..40)
-        .map(|_| {
-            let seeds = 2 + rng.below(7) as u32;
-            random_position(&mut rng, seeds)
-        })
-        .collect();
+    let positions = random_positions(5, 40, 2..9);
     let input = positions.join("\n") + "\n";
     let (_, truth, _) = batch_values(&dir, &input);
     let mut child = kalah_cmd(&["query", "--batch", "-", "--json", "--tables", path(&dir)])

@@ -6,26 +6,18 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use kalah_solver::sample::SplitMix64;
 use kalah_solver::{Board, Game, Index, Rules};
-
-/// SplitMix64, so the bench needs no dependency.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Random boards with 1..=48 seeds, as a game of Kalah(6,4) has.
 fn boards(count: usize) -> Vec<Board> {
-    let mut s = 1u64;
+    let mut rng = SplitMix64::new(1);
     (0..count)
         .map(|_| {
-            let seeds = 1 + splitmix(&mut s) % 48;
+            let seeds = 1 + rng.below(48);
             let mut parts = [0u8; 12];
             for _ in 0..seeds {
-                parts[(splitmix(&mut s) % 12) as usize] += 1;
+                parts[rng.below(12) as usize] += 1;
             }
             Board::from_sides(&parts[..6], &parts[6..])
         })

@@ -12,6 +12,8 @@
 //! * [`search`]: exact search (MTD(f), transposition table, threads) and
 //!   position analysis.
 //! * [`table`]: endgame tables (build, read, probe, verify).
+//! * [`sample`]: the deterministic random source of verification samples,
+//!   tests and benches.
 //! * [`platform`]: every unsafe call into the system or the processor
 //!   (anonymous and file maps, prefetch, `statvfs`, `poll`).
 
@@ -26,6 +28,7 @@ pub mod platform;
 pub mod position;
 pub mod query;
 pub mod rules;
+pub mod sample;
 pub mod search;
 pub mod table;
 

@@ -6,6 +6,10 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod common;
+
+use common::memo_value;
+use kalah_solver::sample::SplitMix64 as Rng;
 use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::{Board, CaptureRule, EndRule, Game, Index, Position, Probe, Rules, Side};
 
@@ -29,45 +33,6 @@ const ALL_RULES: [Rules; 6] = [
         end: EndRule::NoSweep,
     },
 ];
-
-/// Plain negamax with a memo of exact values: independent of the solver.
-fn memo_value(game: &Game, board: Board, memo: &mut HashMap<Board, i32>) -> i32 {
-    if let Some(v) = game.terminal_value(board) {
-        return v;
-    }
-    if let Some(&v) = memo.get(&board) {
-        return v;
-    }
-    let mut best = i32::MIN;
-    for house in 0..game.pits() {
-        if board.own_house(house) == 0 {
-            continue;
-        }
-        let s = game.sow(board, house);
-        let c = memo_value(game, s.board, memo);
-        let v = s.gain as i32 + if s.extra_turn { c } else { -c };
-        best = best.max(v);
-    }
-    memo.insert(board, best);
-    best
-}
-
-/// SplitMix64: a small deterministic generator for test positions.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A random board of `pits` houses a side with `seeds` seeds.
 fn random_board(rng: &mut Rng, pits: usize, seeds: u32) -> Board {
@@ -122,7 +87,7 @@ fn check_random_boards(
 
 #[test]
 fn random_boards_match_memoized_negamax_under_every_rule_set() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     for rules in ALL_RULES {
         for pits in 3..=6 {
             let solver = solver(pits, rules, small_config());
@@ -134,7 +99,7 @@ fn random_boards_match_memoized_negamax_under_every_rule_set() {
 
 #[test]
 fn small_boards_match_the_reference_negamax() {
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for rules in ALL_RULES {
         for pits in 3..=6 {
             let game = Game::new(pits, rules);
@@ -157,7 +122,7 @@ fn small_boards_match_the_reference_negamax() {
 
 #[test]
 fn positions_add_the_store_difference() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let game = Game::new(4, Rules::STANDARD);
     let solver = solver(4, Rules::STANDARD, small_config());
     let mut memo = HashMap::new();
@@ -339,7 +304,7 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
 /// count.
 #[test]
 fn splitting_search_matches_memoized_negamax() {
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
         for pits in [4, 5] {
             let mut memo = HashMap::new();
@@ -361,7 +326,7 @@ fn splitting_search_matches_memoized_negamax() {
 
 #[test]
 fn every_switch_gives_the_same_values() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     for rules in [
         Rules::STANDARD,
         Rules::EMPTY_CAPTURE,
@@ -484,7 +449,7 @@ fn probes_give_the_same_values_with_fewer_nodes() {
             a.nodes
         );
         // Random boards beyond the probe's reach.
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let mut memo = HashMap::new();
         let solver = Solver::new(
             game.clone(),

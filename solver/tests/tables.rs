@@ -1,6 +1,10 @@
 //! Endgame tables against an independent memoized negamax, determinism over
 //! thread counts, every kind of damaged file, and interrupted builds.
 
+mod common;
+
+use common::memo_value;
+use kalah_solver::sample::SplitMix64;
 use kalah_solver::table::{
     build_tables, file_name, verify_tables, BuildConfig, Check, Progress, TableError, Tables,
     TierTable, VerifyConfig,
@@ -34,27 +38,6 @@ fn build(dir: &Path, pits: usize, rules: Rules, k: u32, threads: usize) {
     build_tables(dir, &cfg, &(), &AtomicBool::new(false)).unwrap();
 }
 
-/// Plain negamax with a memo, written here independently of the builder.
-fn negamax(game: &Game, b: Board, memo: &mut HashMap<Board, i32>) -> i32 {
-    if let Some(v) = game.terminal_value(b) {
-        return v;
-    }
-    if let Some(&v) = memo.get(&b) {
-        return v;
-    }
-    let mut best = i32::MIN;
-    for h in 0..game.pits() {
-        if b.own_house(h) == 0 {
-            continue;
-        }
-        let s = game.sow(b, h);
-        let c = negamax(game, s.board, memo);
-        best = best.max(s.gain as i32 + if s.extra_turn { c } else { -c });
-    }
-    memo.insert(b, best);
-    best
-}
-
 /// Every board of every tier `0..=k` has the negamax value, through
 /// `Tables::probe`.
 fn check_all_against_negamax(pits: usize, rules: Rules, k: u32) {
@@ -68,7 +51,7 @@ fn check_all_against_negamax(pits: usize, rules: Rules, k: u32) {
     let mut checked = 0u64;
     for t in 0..=k {
         for b in index.tier_from(t, 0) {
-            let want = negamax(&game, b, &mut memo);
+            let want = memo_value(&game, b, &mut memo);
             assert_eq!(
                 tables.probe(b),
                 Some(want),
@@ -520,16 +503,9 @@ fn garbage_never_panics() {
         assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Full).is_err());
         assert!(TierTable::from_bytes(&good[..n], &path, 3, rules, 4, Check::Remembered).is_err());
     }
-    let mut x = 12345u64;
+    let mut rng = SplitMix64::new(12345);
     for _ in 0..200 {
-        let bytes: Vec<u8> = (0..good.len())
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let bytes: Vec<u8> = (0..good.len()).map(|_| rng.next_u64() as u8).collect();
         assert!(TierTable::from_bytes(bytes, &path, 3, rules, 4, Check::Remembered).is_err());
     }
     assert!(TierTable::from_bytes(good, &path, 3, rules, 4, Check::Full).is_ok());

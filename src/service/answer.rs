@@ -51,6 +51,15 @@ impl Outcome {
             _ => Outcome::Loss,
         }
     }
+
+    /// `W`, `D` or `L`: the letters of the published outcome tables.
+    pub fn letter(self) -> char {
+        match self {
+            Outcome::Win => 'W',
+            Outcome::Draw => 'D',
+            Outcome::Loss => 'L',
+        }
+    }
 }
 
 /// One answered position.

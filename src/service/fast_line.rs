@@ -260,24 +260,13 @@ fn uint(out: &mut LineBuf, v: u64) {
 mod tests {
     use super::super::answer::{write_json, Millis, Moves, Outcome, Pv};
     use super::*;
+    use kalah_solver::sample::SplitMix64;
     use kalah_solver::search::MoveValue;
     use kalah_solver::Position;
 
-    /// A xorshift generator: enough to vary the answers.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
-
     #[test]
     fn table_lines_are_byte_for_byte_serde_json() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = SplitMix64::new(1);
         let mut fast_lines = 0;
         let mut scratch = Box::<LineBuf>::default();
         for i in 0..200_000u64 {

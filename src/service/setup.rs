@@ -36,13 +36,11 @@ pub type Builder<'a> = &'a dyn Fn(&Path, &BuildConfig) -> Result<(), Error>;
 /// 64 MiB for a search at most 28 seeds above the tables, 256 MiB for games
 /// of up to 48 seeds, 2 GiB above. A table larger than the search needs is
 /// slower: every first touch of its memory costs a page fault, and its
-/// random reads miss the TLB more. Kalah(6,4) with 20-seed tables, 2
-/// threads, medians of 4-6 interleaved runs: 64 MiB against 256 MiB took EC
-/// from 2.30 s to 1.88 s and STD from 5.32 s to 4.93 s (search), and the
-/// whole `kalah solve` from 2.67 s to 2.15 s (EC) and 6.1 s to 5.6 s (STD).
+/// random reads miss the TLB more, so a short search gets the small table.
 /// A search of `every_turn` first turn exactly (`--all-moves`, `--pie`,
 /// `reproduce`) does several times the work and gets at least 256 MiB:
-/// with 64 MiB the reproduce run's Kalah(6,4) rows took 17-22 % more nodes.
+/// with less, entries it needs are overwritten and it searches more nodes.
+/// The measurements are in docs/PERFORMANCE.md ("Transposition table size").
 pub fn default_tt_mb(total_seeds: u32, table_seeds: u32, every_turn: bool) -> usize {
     if short_search(total_seeds, table_seeds) && !every_turn {
         64
@@ -63,21 +61,20 @@ pub fn short_search(total_seeds: u32, table_seeds: u32) -> bool {
 /// Default table size: the largest K whose tiers 0..=K hold at most about
 /// 600 M boards (one byte each), and below the game's total seeds (a table
 /// of the whole game would make the search trivial only by moving the work
-/// into the build). For 6 houses that is 22 seeds (548 M boards), which
-/// this machine builds in 15-20 s: Kalah(6,4) from an empty directory stays
-/// well under 30 s, and with the tables present STD takes about 2.5 s
-/// instead of 5.5 s with 20 seeds (the default before the builder got 2x
-/// faster). Never more than the table format holds ([`MAX_TIER`]: an entry
+/// into the build). For 6 houses that is 22 seeds (548 M boards): the
+/// build stays a fraction of a minute, so Kalah(6,4) from an empty
+/// directory is answered in well under a minute, and the larger tables
+/// halve the search against 20 seeds (docs/PERFORMANCE.md, "Default table
+/// size"). Never more than the table format holds ([`MAX_TIER`]: an entry
 /// is one signed byte, and a board of `k` seeds has a value of at most `k`):
 /// small boards reach it first (2 houses: 127 seeds are 350 k boards).
 ///
 /// Smaller games get smaller tables, so that the build never dwarfs the
 /// search: a game of at most [`SEARCH_ONLY_SEEDS`] seeds gets none (plain
-/// search solves any of them in a fraction of a second, while 8-house
-/// tables to 15 seeds, 445 M boards, took 17 s for Kalah(8,1), which
-/// search solves in 0.1 s), and the tables stop [`TABLE_GAP`] seeds below
-/// the game's total (Kalah(6,3): 16 seeds, 30 M boards, 1.4 s with the
-/// build, instead of 22 seeds and 21 s).
+/// search solves any of them in a fraction of a second, far less than
+/// building tables for them would take), and the tables stop
+/// [`TABLE_GAP`] seeds below the game's total (a small game's build would
+/// otherwise cost more than its search saves).
 pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
     if total_seeds <= SEARCH_ONLY_SEEDS {
         return 0;
@@ -93,8 +90,8 @@ pub fn default_table_seeds(pits: usize, total_seeds: u32) -> u32 {
 
 /// Games with at most this many seeds are solved by search alone unless
 /// tables are already there or asked for: from the start, the largest of
-/// them take 0.05-0.25 s without tables (Kalah(8,2), Kalah(5,3),
-/// Kalah(4,4), release build).
+/// them (Kalah(8,2), Kalah(5,3), Kalah(4,4)) are solved in a fraction of a
+/// second without tables.
 pub const SEARCH_ONLY_SEEDS: u32 = 32;
 
 /// Default tables stop this many seeds below the game's total (see
@@ -152,11 +149,10 @@ pub fn prepare_tables(
     if k == 0 {
         return Ok(None);
     }
-    // Copies in huge-page memory make a probe cheaper than the mapped files
-    // (the search took 2.3-2.7 s against 2.6-3.0 s for Kalah(6,4) STD over
-    // 22-seed tables), but filling 548 MB of fresh memory took 1.3-2.0 s on
-    // this machine: only a long search earns it back (the whole solve: 4.2-
-    // 4.5 s copied, 2.8-2.9 s mapped).
+    // Copies in huge-page memory make a probe cheaper than the mapped files,
+    // but filling that much fresh memory costs more than a short search
+    // saves: only a long search earns it back (docs/PERFORMANCE.md,
+    // "Resident or mapped tables").
     let resident = !short_search(total_seeds, k);
     let open = || -> Result<Tables, kalah_solver::table::TableError> {
         let t = Tables::open_with(dir, pits, rules, Some(k), Check::Remembered)?;
@@ -312,7 +308,7 @@ mod tests {
     }
 
     /// Small games are searched, not tabled: Kalah(8,1) built 445 M boards
-    /// to solve a game search finishes in 0.1 s.
+    /// to solve a game that search alone finishes at once.
     #[test]
     fn small_games_get_no_tables() {
         for (pits, seeds) in [(8, 1), (8, 2), (5, 3), (4, 4), (1, 16), (2, 8)] {

@@ -1,30 +1,11 @@
-//! Helpers shared by the integration tests: a small deterministic random
-//! source (no dependency) and random positions.
+//! Helpers shared by the integration tests: the engine's deterministic
+//! random source and random positions.
 #![allow(dead_code)]
 
 use kalah::{Board, CaptureRule, Index, Rules};
 
-/// SplitMix64: tiny, fast, and good enough for sampling test cases.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-}
+/// The engine's sampling generator, under the name the tests use.
+pub use kalah::sample::SplitMix64 as Rng;
 
 /// A uniformly random board of `pits` houses a side with exactly `seeds`
 /// seeds (uniform over the tier, through the index).
@@ -189,4 +170,28 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 /// A temporary path as a command-line argument.
 pub fn path(p: &std::path::Path) -> &str {
     p.to_str().expect("utf-8 temp path")
+}
+
+/// A line of `query --batch`'s output, parsed (every line is one JSON
+/// object: an answer or an error line).
+pub fn parsed(line: &str) -> serde_json::Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// Whether the line is an answer (it has a value).
+pub fn is_answer(line: &str) -> bool {
+    parsed(line).get("value").is_some()
+}
+
+/// Whether the line is the answer to `position`.
+pub fn is_answer_to(line: &str, position: &str) -> bool {
+    let answer = parsed(line);
+    answer["position"] == position && answer.get("value").is_some()
+}
+
+/// Whether the line is the error line of input line `n`, with a message that
+/// contains `message`.
+pub fn is_error(line: &str, n: u64, message: &str) -> bool {
+    let error = parsed(line);
+    error["line"] == n && error["error"].as_str().is_some_and(|e| e.contains(message))
 }

@@ -12,6 +12,7 @@ use super::{Ranker, TableError, MAX_TIER};
 use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::rules::Rules;
+use crate::sample::SplitMix64;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -261,15 +262,13 @@ fn sample_ranks(count: u64, n: u64, seed: u64) -> Vec<u64> {
     if n >= count {
         return (0..count).collect();
     }
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|i| {
             let lo = (i as u128 * count as u128 / n as u128) as u64;
             let hi = ((i + 1) as u128 * count as u128 / n as u128) as u64;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            lo + x % (hi - lo).max(1)
+            // `n < count`, so every stratum holds at least one rank.
+            lo + rng.below(hi - lo)
         })
         .collect()
 }
