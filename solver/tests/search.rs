@@ -246,28 +246,25 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "lazy SMP, speculative tests, 2 threads",
+            "2 threads, cut-nodes splitting after one child",
             SearchConfig {
-                ybwc: false,
-                speculate: true,
+                cut_wait: 1,
                 threads: 2,
                 ..d.clone()
             },
         ),
         (
-            "lazy SMP, 2 threads, no helper split",
+            "3 threads, cut-nodes splitting after three children",
             SearchConfig {
-                ybwc: false,
-                helpers_split: false,
-                threads: 2,
-                ..d.clone()
-            },
-        ),
-        (
-            "lazy SMP, 3 threads",
-            SearchConfig {
-                ybwc: false,
+                cut_wait: 3,
                 threads: 3,
+                ..d.clone()
+            },
+        ),
+        (
+            "16 threads",
+            SearchConfig {
+                threads: 16,
                 ..d.clone()
             },
         ),
@@ -334,22 +331,23 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
     ]
 }
 
-/// Young brothers wait at every node, 2 and 3 threads: many cut-offs at
-/// split points cancel sibling searches, whose partial results must never
-/// count.
+/// Young brothers wait at every node, 2 and 3 threads, cut-nodes waiting
+/// for one and two children: many cut-offs at split points cancel sibling
+/// searches, whose partial results must never count.
 #[test]
 fn splitting_search_matches_memoized_negamax() {
     let mut rng = Rng(77);
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
         for pits in [4, 5] {
             let mut memo = HashMap::new();
-            for threads in [2, 3] {
+            for (threads, cut_wait) in [(2, 1), (3, 2)] {
                 let solver = solver(
                     pits,
                     rules,
                     SearchConfig {
                         threads,
                         split_seeds: 0,
+                        cut_wait,
                         ..small_config()
                     },
                 );

@@ -53,10 +53,6 @@ pub struct SearchArgs {
     /// table. At most 1024.
     #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
-    /// With several threads, let each search the whole test over the shared
-    /// table instead (lazy SMP; slower, kept for measurements).
-    #[arg(long)]
-    pub lazy_smp: bool,
     /// Transposition table size in MiB (default for `solve`: 64 when the
     /// game has at most 28 seeds more than the endgame tables and only the
     /// value and a perfect game are wanted; else 256 for games of up to 48
@@ -144,7 +140,6 @@ impl SearchArgs {
             ordering: !self.no_ordering,
             etc: self.etc,
             futility: !self.no_futility,
-            ybwc: !self.lazy_smp,
             ..SearchConfig::default()
         }
     }
