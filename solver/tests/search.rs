@@ -770,3 +770,71 @@ fn kalah_6_4_best_first_turn_starts_3_6() {
         t.best
     );
 }
+
+/// A probe that, at its `trigger`-th call, reads the counters of the solver
+/// that calls it (what a progress line would show at that moment), then
+/// stops it.
+struct WatchingProbe {
+    game: Game,
+    calls: std::sync::atomic::AtomicU64,
+    trigger: u64,
+    solver: std::sync::OnceLock<std::sync::Weak<Solver>>,
+    seen: std::sync::Mutex<Option<kalah_solver::search::SearchStats>>,
+}
+
+impl Probe for WatchingProbe {
+    fn max_seeds(&self) -> u32 {
+        3
+    }
+
+    fn probe(&self, board: Board) -> Option<i32> {
+        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 == self.trigger {
+            if let Some(solver) = self.solver.get().and_then(std::sync::Weak::upgrade) {
+                *self.seen.lock().unwrap() = Some(solver.stats());
+                if let Some(flag) = solver.stop_flag() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        (board.seeds() <= 3).then(|| self.game.reference_value(board))
+    }
+}
+
+/// The node count grows during a null-window test, not only when it ends:
+/// progress lines (and a node limit) see live counts. Read in the middle of
+/// the first test of Kalah(5,4), after thousands of probes, the count holds
+/// at least the nodes of the workers' first looks at the stop flags.
+#[test]
+fn nodes_are_counted_while_a_test_runs() {
+    let start = Position::start(5, 4).unwrap();
+    for threads in [1, 2] {
+        let probe = Arc::new(WatchingProbe {
+            game: Game::new(5, Rules::STANDARD),
+            calls: Default::default(),
+            trigger: 2_000,
+            solver: Default::default(),
+            seen: Default::default(),
+        });
+        let config = SearchConfig {
+            threads,
+            ..small_config()
+        };
+        let solver = Arc::new(
+            Solver::new(
+                Game::new(5, Rules::STANDARD),
+                config,
+                Some(probe.clone() as Arc<dyn Probe>),
+            )
+            .unwrap(),
+        );
+        probe.solver.set(Arc::downgrade(&solver)).unwrap();
+        assert!(solver.solve(&start).is_err(), "stopped by the probe");
+        let seen = probe.seen.lock().unwrap().expect("probed 2000 times");
+        assert_eq!(seen.tests, 1, "{threads} threads: still in the first test");
+        assert!(
+            seen.nodes >= 1024,
+            "{threads} threads: {} nodes counted after 2000 probes",
+            seen.nodes
+        );
+    }
+}
