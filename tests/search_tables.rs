@@ -42,7 +42,7 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
             Tables::open_with(&dir, 6, rules, Some(6), kalah::table::Check::Full).expect("open"),
         );
         // Two and three threads with table probes, splitting nodes from 1
-        // seed above the tables, cut-nodes after one and two children.
+        // seed above the tables, cut-nodes too (after one and two children).
         let probing = |threads, cut_wait| {
             Solver::new(
                 game.clone(),
@@ -50,6 +50,7 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
                     tt_mb: 32,
                     threads,
                     split_seeds: 1,
+                    cut_width: threads as u32,
                     cut_wait,
                     ..SearchConfig::default()
                 },

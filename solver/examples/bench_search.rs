@@ -8,7 +8,7 @@
 //! guess0`, or `plain`; `etc` turns ETC on, `etc-min=K` on from K seeds up;
 //! `split=K` splits nodes from K seeds above the tables (several
 //! threads), `cut-wait=K` lets an expected cut-node search K children alone
-//! before it splits;
+//! before it splits, `cut-width=K` search at most K of its children at once;
 //! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
 //! (copied into anonymous memory), `table-seeds=K` at most K seeds of them,
@@ -91,6 +91,13 @@ fn main() -> ExitCode {
                 Ok(k) => config.cut_wait = k,
                 Err(_) => {
                     eprintln!("cut-wait=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            s if s.starts_with("cut-width=") => match s["cut-width=".len()..].parse() {
+                Ok(k) => config.cut_width = k,
+                Err(_) => {
+                    eprintln!("cut-width=K needs a number");
                     return ExitCode::from(2);
                 }
             },

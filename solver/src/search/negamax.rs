@@ -10,9 +10,11 @@
 //!
 //! Several threads split the nodes of one null-window test (young brothers
 //! wait, see [`Worker::search`]): a node with enough seeds above the
-//! endgame tables searches its first children alone and, when none cut it
-//! off, hands the others out in order to whichever threads are free; a
-//! cut-off among them cancels the rest.
+//! endgame tables that is expected to fail low (an all-node) searches its
+//! first child alone and, when it did not cut off, hands the others out
+//! in order to whichever threads are free; a cut-off among them cancels
+//! the rest. Nodes expected to fail high do not split: the children
+//! searched beside the one that cuts would be wasted.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -176,9 +178,9 @@ impl<'a, 's> Worker<'a, 's> {
     ///
     /// `cut` says whether the node is expected to fail high (a cut-node of
     /// the minimal tree: one child should reach `beta`) rather than low (an
-    /// all-node: every child must be searched). Only the threads use it:
-    /// an all-node splits after its first child, a cut-node only after
-    /// [`SearchConfig::cut_wait`] children failed to cut it off, since
+    /// all-node: every child must be searched). Only the threads use it: an
+    /// all-node splits after its first child, a cut-node only as
+    /// [`SearchConfig::cut_width`] allows (by default never), since the
     /// children searched beside the one that cuts are wasted.
     ///
     /// After an abort (see [`Worker::aborted`]) the result is meaningless.
@@ -279,7 +281,7 @@ impl<'a, 's> Worker<'a, 's> {
         // Young brothers wait: the children searched alone before the
         // others go in parallel (all of them when fewer than two would be
         // left: handing out one child gains nothing).
-        let mut alone = if seeds < sh.split_seeds {
+        let mut alone = if seeds < sh.split_seeds || cut && cfg.cut_width <= 1 {
             kids.len()
         } else if cut {
             cfg.cut_wait.max(1) as usize
@@ -389,8 +391,15 @@ impl<'a, 's> Worker<'a, 's> {
             }
             found.lock().unwrap_or_else(|e| e.into_inner()).join(share);
         };
+        // At a cut-node the later children are likelier to be wasted: only
+        // so many search at once.
+        let width = if cut {
+            (sh.config.cut_width.max(1) as usize).min(kids.len())
+        } else {
+            kids.len()
+        };
         rayon::scope(|s| {
-            for _ in 1..kids.len() {
+            for _ in 1..width {
                 s.spawn(|_| take_children());
             }
             take_children();
