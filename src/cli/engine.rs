@@ -48,9 +48,9 @@ impl TableArgs {
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
     /// Search threads. They split each MTD(f) null-window test: a node
-    /// whose first move did not cut off searches its other moves in
-    /// parallel (young brothers wait), over one lock-free transposition
-    /// table. At most 1024.
+    /// expected to fail low whose first move did not cut off searches its
+    /// other moves in parallel (young brothers wait), over one lock-free
+    /// transposition table. At most 1024.
     #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
     /// Transposition table size in MiB (default for `solve`: 64 when the
