@@ -347,11 +347,13 @@ impl<'a, 's> Worker<'a, 's> {
         }
     }
 
-    /// Searches `kids` in parallel, each with the window `(alpha, beta)`:
-    /// this thread and up to one helper task a child (rayon, so only
-    /// threads with nothing else to do join) take the children one at a
-    /// time in order, so that with few free threads the likeliest cut-off
-    /// is searched first; the first to reach `beta` cancels the others.
+    /// Searches `kids` in parallel, each with the window `(alpha, beta)`
+    /// and `cut` the node's kind: this thread and helper tasks (rayon, so
+    /// only threads with nothing else to do join; one a child, or
+    /// [`SearchConfig::cut_width`] in all at a cut-node) take the children
+    /// one at a time in order, so that with few free threads the likeliest
+    /// cut-off is searched first; the first to reach `beta` cancels the
+    /// others.
     /// Their best (fail-soft, as if searched in turn without raising
     /// alpha), with `self.aborted` set when a search gave up for another
     /// reason than that cut-off.
