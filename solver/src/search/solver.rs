@@ -52,7 +52,9 @@ impl std::error::Error for SolverError {}
 /// [`Solver::reset_stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchStats {
-    /// Search nodes, all threads together.
+    /// Search nodes, all threads together. It grows during a search, not
+    /// only at its end: each thread adds its count every 1024 nodes, so a
+    /// reading while a search runs is short by at most that many a thread.
     pub nodes: u64,
     /// Boards answered by the endgame tables.
     pub probe_hits: u64,
