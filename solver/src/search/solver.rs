@@ -53,8 +53,10 @@ impl std::error::Error for SolverError {}
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchStats {
     /// Search nodes, all threads together. It grows during a search, not
-    /// only at its end: each thread adds its count every 1024 nodes, so a
-    /// reading while a search runs is short by at most that many a thread.
+    /// only at its end: each search worker adds its count every 1024
+    /// nodes, so a reading while a search runs is short by less than 1024
+    /// for each worker still running (one a thread, more where a thread
+    /// waits at a split point).
     pub nodes: u64,
     /// Boards answered by the endgame tables.
     pub probe_hits: u64,
