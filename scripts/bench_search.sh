@@ -16,7 +16,8 @@
 #
 # Timings on a shared machine are noisy: compare node counts, and take the
 # median of REPEAT runs for seconds (1 and 2 threads run alternately).
-# scripts/bench_compare.sh compares any settings the same way.
+# scripts/bench_compare.sh compares any settings the same way;
+# scripts/bench_threads.sh measures how the search scales with threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TT_MB=${TT_MB:-64}

@@ -41,23 +41,24 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
         let small = Arc::new(
             Tables::open_with(&dir, 6, rules, Some(6), kalah::table::Check::Full).expect("open"),
         );
-        // Two threads with table probes: splitting nodes (young brothers
-        // wait) from 1 seed above the tables, and lazy SMP.
-        let probing = |ybwc| {
+        // Two and three threads with table probes, splitting nodes from 1
+        // seed above the tables, cut-nodes too (after one and two children).
+        let probing = |threads, cut_wait| {
             Solver::new(
                 game.clone(),
                 SearchConfig {
                     tt_mb: 32,
-                    threads: 2,
-                    ybwc,
+                    threads,
                     split_seeds: 1,
+                    cut_width: threads as u32,
+                    cut_wait,
                     ..SearchConfig::default()
                 },
                 Some(Arc::clone(&small) as Arc<dyn Probe>),
             )
             .expect("solver")
         };
-        let (splitting, lazy) = (probing(true), probing(false));
+        let (two, three) = (probing(2, 1), probing(3, 2));
         let index = Index::new(6);
         let mut rng = Rng::new(4242);
         for i in 0..2000 {
@@ -70,8 +71,8 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
                 "{rules} board {b:?}"
             );
             let parallel = match i % 4 {
-                0 => &splitting,
-                2 => &lazy,
+                0 => &two,
+                2 => &three,
                 _ => continue,
             };
             assert_eq!(

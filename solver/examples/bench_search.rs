@@ -4,11 +4,11 @@
 //! cargo run --release --example bench_search -- M N RULES [THREADS] [TT_MB] [SWITCH..]
 //! ```
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
-//! `no-tt-move no-ordering no-futility no-probe-cuts no-split no-parity
+//! `no-tt-move no-ordering no-futility no-probe-cuts no-parity
 //! guess0`, or `plain`; `etc` turns ETC on, `etc-min=K` on from K seeds up;
-//! `lazy` runs several threads as lazy SMP instead of splitting nodes
-//! (young brothers wait), `split=K` splits nodes from K seeds above the
-//! tables; `speculate` runs speculative MTD(f) tests (lazy SMP);
+//! `split=K` splits nodes from K seeds above the tables (several
+//! threads), `cut-wait=K` lets an expected cut-node search K children alone
+//! before it splits, `cut-width=K` search at most K of its children at once;
 //! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
 //! (copied into anonymous memory), `table-seeds=K` at most K seeds of them,
@@ -62,9 +62,6 @@ fn main() -> ExitCode {
             "no-etc" => config.etc = false,
             "etc" => config.etc = true,
             "no-probe-cuts" => config.probe_cuts = false,
-            "speculate" => config.speculate = true,
-            "no-split" => config.helpers_split = false,
-            "lazy" => config.ybwc = false,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
             "mapped" => mapped = true,
@@ -87,6 +84,20 @@ fn main() -> ExitCode {
                 Ok(k) => config.split_seeds = k,
                 Err(_) => {
                     eprintln!("split=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            s if s.starts_with("cut-wait=") => match s["cut-wait=".len()..].parse() {
+                Ok(k) => config.cut_wait = k,
+                Err(_) => {
+                    eprintln!("cut-wait=K needs a number");
+                    return ExitCode::from(2);
+                }
+            },
+            s if s.starts_with("cut-width=") => match s["cut-width=".len()..].parse() {
+                Ok(k) => config.cut_width = k,
+                Err(_) => {
+                    eprintln!("cut-width=K needs a number");
                     return ExitCode::from(2);
                 }
             },

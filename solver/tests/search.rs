@@ -211,28 +211,27 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "lazy SMP, speculative tests, 2 threads",
+            "2 threads, cut-nodes splitting after one child",
             SearchConfig {
-                ybwc: false,
-                speculate: true,
+                cut_width: 2,
+                cut_wait: 1,
                 threads: 2,
                 ..d.clone()
             },
         ),
         (
-            "lazy SMP, 2 threads, no helper split",
+            "3 threads, cut-nodes splitting after three children",
             SearchConfig {
-                ybwc: false,
-                helpers_split: false,
-                threads: 2,
-                ..d.clone()
-            },
-        ),
-        (
-            "lazy SMP, 3 threads",
-            SearchConfig {
-                ybwc: false,
+                cut_width: 3,
+                cut_wait: 3,
                 threads: 3,
+                ..d.clone()
+            },
+        ),
+        (
+            "16 threads",
+            SearchConfig {
+                threads: 16,
                 ..d.clone()
             },
         ),
@@ -299,7 +298,8 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
     ]
 }
 
-/// Young brothers wait at every node, 2 and 3 threads: many cut-offs at
+/// Young brothers wait at every node, 2 and 3 threads, cut-nodes not
+/// splitting, or splitting after one or two children: many cut-offs at
 /// split points cancel sibling searches, whose partial results must never
 /// count.
 #[test]
@@ -308,13 +308,15 @@ fn splitting_search_matches_memoized_negamax() {
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
         for pits in [4, 5] {
             let mut memo = HashMap::new();
-            for threads in [2, 3] {
+            for (threads, cut_width, cut_wait) in [(2, 1, 1), (3, 2, 1), (3, 6, 2)] {
                 let solver = solver(
                     pits,
                     rules,
                     SearchConfig {
                         threads,
                         split_seeds: 0,
+                        cut_width,
+                        cut_wait,
                         ..small_config()
                     },
                 );
@@ -657,9 +659,13 @@ fn interrupting_a_splitting_search_leaves_no_partial_results() {
                     trigger,
                     flag: Default::default(),
                 });
+                // Cut-nodes split too (after one child), for more cut-offs
+                // at split points.
                 let config = SearchConfig {
                     threads,
                     split_seeds: 0,
+                    cut_width: threads as u32,
+                    cut_wait: 1,
                     ..small_config()
                 };
                 let solver = Solver::new(
@@ -736,4 +742,72 @@ fn kalah_6_4_best_first_turn_starts_3_6() {
         "{:?}",
         t.best
     );
+}
+
+/// A probe that, at its `trigger`-th call, reads the counters of the solver
+/// that calls it (what a progress line would show at that moment), then
+/// stops it.
+struct WatchingProbe {
+    game: Game,
+    calls: std::sync::atomic::AtomicU64,
+    trigger: u64,
+    solver: std::sync::OnceLock<std::sync::Weak<Solver>>,
+    seen: std::sync::Mutex<Option<kalah_solver::search::SearchStats>>,
+}
+
+impl Probe for WatchingProbe {
+    fn max_seeds(&self) -> u32 {
+        3
+    }
+
+    fn probe(&self, board: Board) -> Option<i32> {
+        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 == self.trigger {
+            if let Some(solver) = self.solver.get().and_then(std::sync::Weak::upgrade) {
+                *self.seen.lock().unwrap() = Some(solver.stats());
+                if let Some(flag) = solver.stop_flag() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        (board.seeds() <= 3).then(|| self.game.reference_value(board))
+    }
+}
+
+/// The node count grows during a null-window test, not only when it ends:
+/// progress lines (and a node limit) see live counts. Read in the middle of
+/// the first test of Kalah(5,4), after thousands of probes, the count holds
+/// at least the nodes of the workers' first looks at the stop flags.
+#[test]
+fn nodes_are_counted_while_a_test_runs() {
+    let start = Position::start(5, 4).unwrap();
+    for threads in [1, 2] {
+        let probe = Arc::new(WatchingProbe {
+            game: Game::new(5, Rules::STANDARD),
+            calls: Default::default(),
+            trigger: 2_000,
+            solver: Default::default(),
+            seen: Default::default(),
+        });
+        let config = SearchConfig {
+            threads,
+            ..small_config()
+        };
+        let solver = Arc::new(
+            Solver::new(
+                Game::new(5, Rules::STANDARD),
+                config,
+                Some(probe.clone() as Arc<dyn Probe>),
+            )
+            .unwrap(),
+        );
+        probe.solver.set(Arc::downgrade(&solver)).unwrap();
+        assert!(solver.solve(&start).is_err(), "stopped by the probe");
+        let seen = probe.seen.lock().unwrap().expect("probed 2000 times");
+        assert_eq!(seen.tests, 1, "{threads} threads: still in the first test");
+        assert!(
+            seen.nodes >= 1024,
+            "{threads} threads: {} nodes counted after 2000 probes",
+            seen.nodes
+        );
+    }
 }

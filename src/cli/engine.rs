@@ -49,15 +49,11 @@ impl TableArgs {
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
     /// Search threads. They split each MTD(f) null-window test: a node
-    /// whose first move did not cut off searches its other moves in
-    /// parallel (young brothers wait), over one lock-free transposition
-    /// table. At most 1024.
+    /// expected to fail low whose first move did not cut off searches its
+    /// other moves in parallel (young brothers wait), over one lock-free
+    /// transposition table. At most 1024.
     #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
-    /// With several threads, let each search the whole test over the shared
-    /// table instead (lazy SMP; slower, kept for measurements).
-    #[arg(long)]
-    pub lazy_smp: bool,
     /// Transposition table size in MiB (default for `solve`: 64 when the
     /// game has at most 28 seeds more than the endgame tables and only the
     /// value and a perfect game are wanted; else 256 for games of up to 48
@@ -116,7 +112,6 @@ impl SearchArgs {
             ordering: !self.no_ordering,
             etc: self.etc,
             futility: !self.no_futility,
-            ybwc: !self.lazy_smp,
             ..SearchConfig::default()
         }
     }

@@ -6,7 +6,7 @@
 pub struct SearchConfig {
     /// Transposition table size in MiB.
     pub tt_mb: usize,
-    /// Search threads (see [`SearchConfig::ybwc`]); 1 = no threads.
+    /// Search threads (see [`SearchConfig::split_seeds`]); 1 = no threads.
     pub threads: usize,
     /// Try the table's best house first.
     pub tt_move: bool,
@@ -39,32 +39,26 @@ pub struct SearchConfig {
     /// subtrees are small, and the table's memory misses cost more than
     /// searching them again.
     pub tt_skip: u32,
-    /// Lazy SMP only (`ybwc` off): a thread with no test to run starts the
-    /// test MTD(f) will need next if the running one ends as expected; off:
-    /// it helps the running test. Off by default: the last, failing test is
-    /// the largest, and the test speculated beside it is wasted (Kalah(6,4)
-    /// with 20-seed tables, 2 threads: 40 M nodes against 33 M for STD,
-    /// 14.3 M against 11.3 M for EC).
-    pub speculate: bool,
-    /// Lazy SMP only: helper threads near the root put off any child
-    /// another thread is searching, the first included (ABDADA without the
-    /// eldest brother wait): at an all-node every child must be searched,
-    /// so they split.
-    pub helpers_split: bool,
-    /// With several threads: young brothers wait. One search per MTD(f)
-    /// test; a node with [`SearchConfig::split_seeds`] seeds or more above
-    /// the endgame tables whose first child did not cut off searches the
-    /// others in parallel (rayon tasks, a cut-off cancelling its siblings).
-    /// Off: lazy SMP, every thread searching the test over the shared table
-    /// (see [`SearchConfig::helpers_split`], [`SearchConfig::speculate`]).
-    /// Kalah(6,4) STD with 20-seed tables, 2 threads: 1.81x the speed of
-    /// one thread, lazy SMP 1.52x (medians of 5 interleaved runs).
-    pub ybwc: bool,
-    /// The fewest seeds above the endgame tables (above 0 without) of a
-    /// node that splits (young brothers wait): smaller subtrees cost less
-    /// than handing them to another thread. From 4 to 16 (Kalah(6,4), 20
-    /// seeds) the time differed by less than the noise.
+    /// With several threads, the fewest seeds above the endgame tables
+    /// (above 0 without) of a node that splits: once its first child did
+    /// not cut it off, it hands the others out in order to the threads
+    /// that are free (young brothers wait; a cut-off cancels the rest).
+    /// Smaller subtrees cost less than handing them to another thread.
     pub split_seeds: u32,
+    /// With several threads, how many children of a cut-node that splits
+    /// are searched at once; 1 (the default): cut-nodes never split, only
+    /// all-nodes do. A cut-node is one the search expects to fail high (the
+    /// test's root when it is expected to, then every other level below,
+    /// extra turns not counting): one child should cut it off,
+    /// and the children searched beside that one are wasted. Kalah(6,4)
+    /// STD, 18-seed tables, 16 threads on 2 cores: 1.18x the nodes of one
+    /// thread with 1, 1.41x-1.64x with 2 or more; 2 threads had work 97 %
+    /// of the time either way.
+    pub cut_width: u32,
+    /// With [`SearchConfig::cut_width`] above 1, how many children a
+    /// cut-node searches alone before it splits (an all-node: one). At a
+    /// cut-node whose first child failed, the second often cuts.
+    pub cut_wait: u32,
     /// Let MTD(f) step by two when the rules fix the parity of values.
     pub parity: bool,
     /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
@@ -88,10 +82,9 @@ impl Default for SearchConfig {
             etc_min_seeds: ETC_MIN_SEEDS,
             probes: true,
             tt_skip: 2,
-            speculate: false,
-            helpers_split: true,
-            ybwc: true,
             split_seeds: 10,
+            cut_width: 1,
+            cut_wait: 2,
             parity: true,
             guess_depth: 8,
         }
@@ -109,8 +102,6 @@ impl SearchConfig {
             probe_cuts: false,
             probes: false,
             tt_skip: 0,
-            speculate: false,
-            helpers_split: false,
             parity: false,
             guess_depth: 0,
             ..SearchConfig::default()

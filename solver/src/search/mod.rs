@@ -1,7 +1,6 @@
 //! Exact search: MTD(f) over a fail-soft alpha-beta on boards, with a
-//! shared lock-free transposition table, parallel splitting (young brothers
-//! wait) or lazy SMP threads, endgame-table
-//! probes and whole-position analysis.
+//! shared lock-free transposition table, threads splitting nodes (young
+//! brothers wait), endgame-table probes and whole-position analysis.
 //!
 //! # Values
 //!
@@ -20,8 +19,7 @@
 //! * [`ordering`]: the children of a node, sown once and sorted.
 //! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
 //!   its `search`).
-//! * [`solver`]: [`Solver`], the MTD(f) drivers (one search a test, or
-//!   lazy SMP).
+//! * [`solver`]: [`Solver`], the MTD(f) driver.
 //! * [`analysis`]: move values, first turns, the pie rule, the principal
 //!   variation.
 

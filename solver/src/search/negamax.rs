@@ -5,28 +5,31 @@
 //! position's value is its store difference plus its board's value, so the
 //! stores are an offset the caller adds, and every table entry is valid in
 //! every position with the same houses.
+//!
+//! # Threads
+//!
+//! Several threads split the nodes of one null-window test (young brothers
+//! wait, see [`Worker::search`]): a node with enough seeds above the
+//! endgame tables that is expected to fail low (an all-node) searches its
+//! first child alone and, when it did not cut off, hands the others out
+//! in order to whichever threads are free; a cut-off among them cancels
+//! the rest. Nodes expected to fail high do not split: the children
+//! searched beside the one that cuts would be wasted.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use super::config::SearchConfig;
 use super::ordering::{Child, Children};
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
 use crate::board::{Board, Game};
 use crate::index::Index;
-use crate::rules::MAX_PITS;
 use crate::Probe;
 
-/// How many nodes pass between two looks at the stop flags.
+/// How many nodes pass between two looks at the stop flags (a power of
+/// two, minus one); at each look a worker also adds the nodes it visited
+/// since the last one to the shared counter.
 const STOP_CHECK_MASK: u64 = 1023;
-
-/// Helper threads reorder the children of nodes this close to the root.
-const HELPER_PLIES: u32 = 3;
-
-/// Only nodes with at least this many seeds are marked busy: smaller ones
-/// are cheaper to search twice than to coordinate.
-const BUSY_MIN_SEEDS: u32 = 16;
 
 /// What every worker of one search shares.
 pub(crate) struct Shared<'a> {
@@ -44,14 +47,13 @@ pub(crate) struct Shared<'a> {
     pub tt_min_seeds: u32,
     /// The user's interruption.
     pub stop: &'a AtomicBool,
-    /// Another thread finished this search: give up.
-    pub done: &'a AtomicBool,
-    /// Keys (plus one) of the nodes threads are searching now, by hash;
-    /// one slot when single-threaded or splitting (then unused).
-    pub busy: &'a [AtomicU64],
+    /// Nodes visited, all workers together: each adds its count at every
+    /// look at the stop flags and when it ends, so that the count grows
+    /// during a long test.
+    pub nodes: &'a AtomicU64,
     /// Young brothers wait: nodes with at least this many seeds search
-    /// their other children in parallel (rayon tasks) once the first has
-    /// not cut off; `u32::MAX` never splits.
+    /// their later children in parallel once the first have not cut off;
+    /// `u32::MAX` never splits.
     pub split_seeds: u32,
 }
 
@@ -105,32 +107,28 @@ impl Share {
         aborted: false,
     };
 
-    fn join(a: Share, b: Share) -> Share {
-        let (best, best_move) = if b.best > a.best {
-            (b.best, b.best_move)
-        } else {
-            (a.best, a.best_move)
-        };
-        Share {
-            best,
-            best_move,
-            nodes: a.nodes + b.nodes,
-            probe_hits: a.probe_hits + b.probe_hits,
-            aborted: a.aborted || b.aborted,
+    fn join(&mut self, b: Share) {
+        if b.best > self.best {
+            self.best = b.best;
+            self.best_move = b.best_move;
         }
+        self.nodes += b.nodes;
+        self.probe_hits += b.probe_hits;
+        self.aborted |= b.aborted;
     }
 }
 
 /// One thread's (or one parallel task's) search state and counters.
 pub(crate) struct Worker<'a, 's> {
     sh: &'a Shared<'a>,
-    /// 0 for the main thread; lazy SMP helpers perturb their move order by it.
-    thread: usize,
     /// The innermost split point above this search, if it is a parallel task.
     split: Option<&'s SplitPoint<'s>>,
+    /// Nodes under the searches of this worker, its parallel tasks
+    /// included (the work recorded in the transposition table).
     pub nodes: u64,
     /// Nodes this worker visited itself (not counting its parallel tasks):
-    /// the clock of its looks at the stop flags.
+    /// the clock of its looks at the stop flags, added to the shared count
+    /// at each look and by [`Worker::finish`].
     ticks: u64,
     pub probe_hits: u64,
     /// A stop flag was seen: every value since is meaningless and nothing
@@ -139,11 +137,10 @@ pub(crate) struct Worker<'a, 's> {
 }
 
 impl<'a, 's> Worker<'a, 's> {
-    pub fn new(sh: &'a Shared<'a>, thread: usize) -> Worker<'a, 's> {
+    pub fn new(sh: &'a Shared<'a>, split: Option<&'s SplitPoint<'s>>) -> Worker<'a, 's> {
         Worker {
             sh,
-            thread,
-            split: None,
+            split,
             nodes: 0,
             ticks: 0,
             probe_hits: 0,
@@ -151,32 +148,13 @@ impl<'a, 's> Worker<'a, 's> {
         }
     }
 
-    #[inline]
-    fn busy_slot(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % self.sh.busy.len()
-    }
-
-    /// Marks the node `key` as being searched; the slot, if it was free.
-    fn mark_busy(&self, key: u64) -> Option<usize> {
-        let slot = self.busy_slot(key);
-        self.sh.busy[slot]
-            .compare_exchange(0, key + 1, Relaxed, Relaxed)
-            .ok()
-            .map(|_| slot)
-    }
-
-    fn unmark_busy(&self, slot: usize, key: u64) {
-        let _ = self.sh.busy[slot].compare_exchange(key + 1, 0, Relaxed, Relaxed);
-    }
-
-    /// Whether another thread is searching `board` now.
-    fn is_busy(&self, board: Board) -> bool {
-        let seeds = board.seeds();
-        if seeds < BUSY_MIN_SEEDS || !self.sh.uses_tt(seeds) {
-            return false;
-        }
-        let key = self.sh.index.key(board);
-        self.sh.busy[self.busy_slot(key)].load(Relaxed) == key + 1
+    /// Adds the nodes not yet counted to the shared count; call once, when
+    /// the worker is done.
+    pub fn finish(&mut self) {
+        self.sh
+            .nodes
+            .fetch_add(self.ticks & STOP_CHECK_MASK, Relaxed);
+        self.ticks = 0;
     }
 
     #[inline]
@@ -198,20 +176,26 @@ impl<'a, 's> Worker<'a, 's> {
     /// * `r >= beta`: `v >= r` (a lower bound; it failed high);
     /// * otherwise `r == v`.
     ///
+    /// `cut` says whether the node is expected to fail high (a cut-node of
+    /// the minimal tree: one child should reach `beta`) rather than low (an
+    /// all-node: every child must be searched). Only the threads use it: an
+    /// all-node splits after its first child, a cut-node only as
+    /// [`SearchConfig::cut_width`] allows (by default never), since the
+    /// children searched beside the one that cuts are wasted.
+    ///
     /// After an abort (see [`Worker::aborted`]) the result is meaningless.
-    pub fn search(&mut self, board: Board, alpha: i32, beta: i32, ply: u32) -> i32 {
+    pub fn search(&mut self, board: Board, alpha: i32, beta: i32, cut: bool) -> i32 {
         debug_assert!(alpha < beta);
         let sh = self.sh;
         let cfg = sh.config;
         self.nodes += 1;
         self.ticks += 1;
-        if self.ticks & STOP_CHECK_MASK == 0
-            && (sh.stop.load(Relaxed)
-                || sh.done.load(Relaxed)
-                || self.split.is_some_and(SplitPoint::cancelled))
-        {
-            self.aborted = true;
-            return 0;
+        if self.ticks & STOP_CHECK_MASK == 0 {
+            sh.nodes.fetch_add(STOP_CHECK_MASK + 1, Relaxed);
+            if sh.stop.load(Relaxed) || self.split.is_some_and(SplitPoint::cancelled) {
+                self.aborted = true;
+                return 0;
+            }
         }
         if let Some(v) = sh.game.terminal_value(board) {
             return v;
@@ -288,55 +272,29 @@ impl<'a, 's> Worker<'a, 's> {
             }
         }
         kids.sort();
-        if self.thread > 0 && ply < HELPER_PLIES {
-            kids.rotate_tail(self.thread + ply as usize);
-        }
 
         let start_nodes = self.nodes;
         let alpha0 = alpha;
         let mut best = i32::MIN;
         let mut best_move = 0u8;
-        // Simplified ABDADA: with several threads, a child (not the first)
-        // that another thread is searching right now is put off to the end,
-        // by when its value is likely in the table.
-        let mut deferred = [0usize; MAX_PITS];
-        let mut n_deferred = 0;
-        let busy = key.filter(|_| sh.busy.len() > 1 && seeds >= BUSY_MIN_SEEDS);
-        let mark = busy.map(|k| self.mark_busy(k));
-        let n_kids = kids.as_slice().len();
-        let mut i = 0;
-        while i < n_kids + n_deferred {
-            let (idx, may_defer) = if i < n_kids {
-                (
-                    i,
-                    i > 0 || (cfg.helpers_split && self.thread > 0 && ply < HELPER_PLIES),
-                )
-            } else {
-                (deferred[i - n_kids], false)
-            };
-            i += 1;
-            let kid = kids.as_slice()[idx];
-            if may_defer && busy.is_some() && self.is_busy(kid.sown.board) {
-                deferred[n_deferred] = idx;
-                n_deferred += 1;
-                continue;
-            }
-            if idx == 1 && seeds >= sh.split_seeds && n_kids > 2 {
-                // Young brothers wait: the eldest did not cut off, so this
-                // is likely an all-node; the others go in parallel.
-                let share = self.split_rest(&kids.as_slice()[1..], alpha, beta, ply);
-                if self.aborted {
-                    break;
-                }
-                if share.best > best {
-                    best = share.best;
-                    best_move = share.best_move;
-                }
-                break;
-            }
-            let v = self.child_value(&kid, alpha, beta, ply);
+        let kids = kids.as_slice();
+        // Young brothers wait: the children searched alone before the
+        // others go in parallel (all of them when fewer than two would be
+        // left: handing out one child gains nothing).
+        let mut alone = if seeds < sh.split_seeds || cut && cfg.cut_width <= 1 {
+            kids.len()
+        } else if cut {
+            cfg.cut_wait.max(1) as usize
+        } else {
+            1
+        };
+        if alone + 2 > kids.len() {
+            alone = kids.len();
+        }
+        for kid in &kids[..alone] {
+            let v = self.child_value(kid, alpha, beta, cut);
             if self.aborted {
-                break;
+                return 0;
             }
             if v > best {
                 best = v;
@@ -349,11 +307,15 @@ impl<'a, 's> Worker<'a, 's> {
                 }
             }
         }
-        if let Some(slot) = mark.flatten() {
-            self.unmark_busy(slot, key.unwrap_or(0));
-        }
-        if self.aborted {
-            return 0;
+        if alpha < beta && alone < kids.len() {
+            let share = self.split_rest(&kids[alone..], alpha, beta, cut);
+            if self.aborted {
+                return 0;
+            }
+            if share.best > best {
+                best = share.best;
+                best_move = share.best_move;
+            }
         }
         if let Some(k) = key {
             let bound = if best >= beta {
@@ -371,55 +333,80 @@ impl<'a, 's> Worker<'a, 's> {
     }
 
     /// The value of the node through `kid` (searched with the node's window
-    /// `(alpha, beta)`, fail-soft).
+    /// `(alpha, beta)`, fail-soft), the node expected to be a cut-node when
+    /// `cut`: the child is of the other kind after a plain move (the
+    /// opponent moves next), of the same kind after an extra turn.
     #[inline]
-    fn child_value(&mut self, kid: &Child, alpha: i32, beta: i32, ply: u32) -> i32 {
+    fn child_value(&mut self, kid: &Child, alpha: i32, beta: i32, cut: bool) -> i32 {
         let gain = kid.sown.gain as i32;
         match (kid.known, kid.sown.extra_turn) {
             (Some(c), true) => gain + c,
             (Some(c), false) => gain - c,
-            (None, true) => gain + self.search(kid.sown.board, alpha - gain, beta - gain, ply + 1),
-            (None, false) => gain - self.search(kid.sown.board, gain - beta, gain - alpha, ply + 1),
+            (None, true) => gain + self.search(kid.sown.board, alpha - gain, beta - gain, cut),
+            (None, false) => gain - self.search(kid.sown.board, gain - beta, gain - alpha, !cut),
         }
     }
 
-    /// Searches `kids` in parallel, each with the window `(alpha, beta)`; the
-    /// first to reach `beta` cancels the others. Their best (fail-soft, as
-    /// if searched in turn without raising alpha), with `self.aborted` set
-    /// when a search gave up for another reason than that cut-off.
-    fn split_rest(&mut self, kids: &[Child], alpha: i32, beta: i32, ply: u32) -> Share {
+    /// Searches `kids` in parallel, each with the window `(alpha, beta)`
+    /// and `cut` the node's kind: this thread and helper tasks (rayon, so
+    /// only threads with nothing else to do join; one a child, or
+    /// [`SearchConfig::cut_width`] in all at a cut-node) take the children
+    /// one at a time in order, so that with few free threads the likeliest
+    /// cut-off is searched first; the first to reach `beta` cancels the
+    /// others.
+    /// Their best (fail-soft, as if searched in turn without raising
+    /// alpha), with `self.aborted` set when a search gave up for another
+    /// reason than that cut-off.
+    fn split_rest(&mut self, kids: &[Child], alpha: i32, beta: i32, cut: bool) -> Share {
         let sp = SplitPoint {
             cut: AtomicBool::new(false),
             parent: self.split,
         };
         let sh = self.sh;
-        let share = kids
-            .par_iter()
-            .with_max_len(1)
-            .map(|kid| {
-                if sp.cancelled() || sh.stop.load(Relaxed) {
-                    return Share {
-                        aborted: true,
-                        ..Share::NONE
-                    };
+        let next = AtomicUsize::new(0);
+        let found = Mutex::new(Share::NONE);
+        let take_children = || {
+            let mut share = Share::NONE;
+            loop {
+                let i = next.fetch_add(1, Relaxed);
+                if i >= kids.len() {
+                    break;
                 }
-                let mut w = Worker {
-                    split: Some(&sp),
-                    ..Worker::new(sh, 0)
-                };
-                let v = w.child_value(kid, alpha, beta, ply);
+                if sp.cancelled() || sh.stop.load(Relaxed) {
+                    share.aborted = true;
+                    break;
+                }
+                let kid = &kids[i];
+                let mut w = Worker::new(sh, Some(&sp));
+                let v = w.child_value(kid, alpha, beta, cut);
+                w.finish();
                 if !w.aborted && v >= beta {
                     sp.cut.store(true, Relaxed);
                 }
-                Share {
+                share.join(Share {
                     best: if w.aborted { i32::MIN } else { v },
                     best_move: kid.house,
                     nodes: w.nodes,
                     probe_hits: w.probe_hits,
                     aborted: w.aborted,
-                }
-            })
-            .reduce(|| Share::NONE, Share::join);
+                });
+            }
+            found.lock().unwrap_or_else(|e| e.into_inner()).join(share);
+        };
+        // At a cut-node the later children are likelier to be wasted: only
+        // so many search at once.
+        let width = if cut {
+            (sh.config.cut_width.max(1) as usize).min(kids.len())
+        } else {
+            kids.len()
+        };
+        rayon::scope(|s| {
+            for _ in 1..width {
+                s.spawn(|_| take_children());
+            }
+            take_children();
+        });
+        let share = found.into_inner().unwrap_or_else(|e| e.into_inner());
         self.nodes += share.nodes;
         self.probe_hits += share.probe_hits;
         // A cut-off stands whatever else happened; without one, an aborted

@@ -103,17 +103,6 @@ impl Children {
         }
     }
 
-    /// Rotates every child after the first by `by` places: lazy SMP helper
-    /// threads use it to search other parts of the tree first.
-    #[inline]
-    pub fn rotate_tail(&mut self, by: usize) {
-        if self.len > 2 {
-            let tail = &mut self.kids[1..self.len];
-            let n = tail.len();
-            tail.rotate_left(by % n);
-        }
-    }
-
     /// The children in order.
     #[inline]
     pub fn as_slice(&self) -> &[Child] {

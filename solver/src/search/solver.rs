@@ -1,11 +1,10 @@
-//! The solver: MTD(f) over null-window tests, run by one thread, by many
-//! splitting each test's nodes (young brothers wait, see
-//! [`SearchConfig::ybwc`]), or by many each searching the test over one
-//! shared table (lazy SMP).
+//! The solver: MTD(f) over null-window tests, each run by one thread or by
+//! several splitting its nodes (young brothers wait, see
+//! [`SearchConfig::split_seeds`] and [`SearchConfig::cut_width`]).
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
@@ -53,7 +52,11 @@ impl std::error::Error for SolverError {}
 /// [`Solver::reset_stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchStats {
-    /// Search nodes, all threads together.
+    /// Search nodes, all threads together. It grows during a search, not
+    /// only at its end: each search worker adds its count every 1024
+    /// nodes, so a reading while a search runs is short by less than 1024
+    /// for each worker still running (one a thread, more where a thread
+    /// waits at a split point).
     pub nodes: u64,
     /// Boards answered by the endgame tables.
     pub probe_hits: u64,
@@ -142,11 +145,6 @@ impl Bracket {
         self.lower >= self.upper
     }
 
-    /// Whether a test `v >= beta` would still tell something.
-    fn open(&self, beta: i32) -> bool {
-        self.lower < beta && beta <= self.upper
-    }
-
     /// The test MTD(f) runs next: `v >= beta` for the guess clamped into
     /// the bracket, or just above the lower bound.
     fn next_beta(&self) -> i32 {
@@ -156,23 +154,6 @@ impl Bracket {
         } else {
             g
         }
-    }
-
-    /// The tests worth running, most urgent first: the next one, then the
-    /// one it leads to if it fails the way the last results point (up from
-    /// a test just above the lower bound, down from one at the upper bound),
-    /// then outwards on both sides.
-    fn candidates(&self) -> impl Iterator<Item = i32> + '_ {
-        let b = self.next_beta();
-        let dir = if b == self.upper && b != self.lower + self.step {
-            -1
-        } else {
-            1
-        };
-        let far = 2 * self.s / self.step + 1;
-        std::iter::once(b)
-            .chain((1..=far).flat_map(move |i| [b + dir * i * self.step, b - dir * i * self.step]))
-            .filter(move |&beta| self.open(beta))
     }
 
     /// Takes in the fail-soft result `r` of the test `v >= beta`.
@@ -196,8 +177,6 @@ pub struct Solver {
     tt: TranspositionTable,
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
-    /// The threads' "searching now" marks (one unused slot single-threaded).
-    busy: Box<[AtomicU64]>,
     stop: StopFlag,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
@@ -241,17 +220,12 @@ impl Solver {
         } else {
             None
         };
-        let lazy = config.threads > 1 && !config.ybwc;
-        let busy = (0..if lazy { 1 << 16 } else { 1 })
-            .map(|_| AtomicU64::new(0))
-            .collect();
         Ok(Solver {
             index: Index::new(game.pits()),
             tt: TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?,
             game,
             config,
             probe,
-            busy,
             pool,
             stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
             nodes: AtomicU64::new(0),
@@ -357,8 +331,7 @@ impl Solver {
         Ok(offset + self.value(position.board(), guess.map(|g| g - offset))?)
     }
 
-    fn shared<'a>(&'a self, done: &'a AtomicBool) -> Shared<'a> {
-        let busy = &self.busy[..];
+    fn shared(&self) -> Shared<'_> {
         let probe = self.probe.as_deref().filter(|_| self.config.probes);
         Shared {
             game: &self.game,
@@ -370,20 +343,13 @@ impl Solver {
             key_seeds: self.index.key_seeds(),
             tt_min_seeds: probe.map_or(0, |p| p.max_seeds() + 1) + self.config.tt_skip,
             stop: self.stop.get(),
-            done,
-            busy,
-            split_seeds: if self.splits() {
+            nodes: &self.nodes,
+            split_seeds: if self.pool.is_some() {
                 probe.map_or(0, |p| p.max_seeds()) + self.config.split_seeds
             } else {
                 u32::MAX
             },
         }
-    }
-
-    /// Whether several threads split nodes (young brothers wait) rather
-    /// than each searching the whole test (lazy SMP).
-    fn splits(&self) -> bool {
-        self.pool.is_some() && self.config.ybwc
     }
 
     /// Whether the parity of every board value is that of its seeds: true
@@ -421,109 +387,13 @@ impl Solver {
             }
             None => 0,
         };
-        match &self.pool {
-            Some(pool) if !self.splits() => self.mtdf_parallel(pool, board, bracket),
-            _ => {
-                while !bracket.settled() {
-                    let beta = bracket.next_beta();
-                    let r = self.test(board, beta)?;
-                    bracket.record(beta, r);
-                }
-                Ok(bracket.lower)
-            }
+        while !bracket.settled() {
+            let beta = bracket.next_beta();
+            // A test at or below the guess is expected to fail high.
+            let r = self.test(board, beta, beta <= bracket.g)?;
+            bracket.record(beta, r);
         }
-    }
-
-    /// MTD(f) on several threads: each thread takes the test the
-    /// sequential driver would run next, or, when another thread already
-    /// runs it, helps it (lazy SMP over the shared table, helpers splitting
-    /// the children near the root); with [`SearchConfig::speculate`] it
-    /// first tries the test that will be needed next if the running one
-    /// ends as expected (the one above a test just over the lower bound,
-    /// the one below a test at the upper bound). A result narrows the
-    /// bracket and cancels the tests it made pointless.
-    fn mtdf_parallel(
-        &self,
-        pool: &rayon::ThreadPool,
-        board: Board,
-        bracket: Bracket,
-    ) -> Result<i32, Interrupted> {
-        struct Running {
-            beta: i32,
-            done: Arc<AtomicBool>,
-            workers: usize,
-        }
-        struct Race {
-            bracket: Bracket,
-            running: Vec<Running>,
-        }
-        let race = Mutex::new(Race {
-            bracket,
-            running: Vec::new(),
-        });
-        let stop = self.stop.get();
-        pool.broadcast(|_| loop {
-            let (beta, done, helper) = {
-                let mut st = race.lock().unwrap_or_else(|e| e.into_inner());
-                if st.bracket.settled() || stop.load(Relaxed) {
-                    return;
-                }
-                let primary = st.bracket.next_beta();
-                let free = |b: &i32| st.running.iter().all(|r| r.beta != *b);
-                let beta = if free(&primary) {
-                    Some(primary)
-                } else if self.config.speculate {
-                    st.bracket.candidates().find(free)
-                } else {
-                    None
-                }
-                .or_else(|| {
-                    // Help the unfinished test with the fewest threads.
-                    st.running
-                        .iter()
-                        .filter(|r| !r.done.load(Relaxed))
-                        .min_by_key(|r| r.workers)
-                        .map(|r| r.beta)
-                });
-                let Some(beta) = beta else { return };
-                match st.running.iter_mut().find(|r| r.beta == beta) {
-                    Some(r) => {
-                        r.workers += 1;
-                        (beta, Arc::clone(&r.done), r.workers - 1)
-                    }
-                    None => {
-                        let done = Arc::new(AtomicBool::new(false));
-                        st.running.push(Running {
-                            beta,
-                            done: Arc::clone(&done),
-                            workers: 1,
-                        });
-                        (beta, done, 0)
-                    }
-                }
-            };
-            let result = self.search_test(board, beta, &done, helper);
-            let mut st = race.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = st.running.iter().position(|r| r.beta == beta) {
-                st.running[i].workers -= 1;
-                if st.running[i].workers == 0 {
-                    st.running.swap_remove(i);
-                }
-            }
-            let Some(r) = result else { continue };
-            self.tests.fetch_add(1, Relaxed);
-            st.bracket.record(beta, r);
-            let Race { bracket, running } = &mut *st;
-            for t in running.iter().filter(|t| !bracket.open(t.beta)) {
-                t.done.store(true, Relaxed);
-            }
-        });
-        let st = race.into_inner().unwrap_or_else(|e| e.into_inner());
-        if st.bracket.settled() {
-            Ok(st.bracket.lower)
-        } else {
-            Err(Interrupted)
-        }
+        Ok(bracket.lower)
     }
 
     /// The best house (0-based) the table holds for `board`, if any.
@@ -541,52 +411,31 @@ impl Solver {
             return Ok(v >= beta);
         }
         let started = Instant::now();
-        let r = self.test(board, beta);
+        let r = self.test(board, beta, true);
         self.nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Relaxed);
         Ok(r? >= beta)
     }
 
     /// One null-window search `(beta - 1, beta)` of `board`: a fail-soft
-    /// result `r`, with `v >= r` when `r >= beta` and `v <= r` otherwise.
-    /// With several threads, each searches the same window over the shared
-    /// table; the first to finish answers and the others give up.
-    fn test(&self, board: Board, beta: i32) -> Result<i32, Interrupted> {
+    /// result `r`, with `v >= r` when `r >= beta` and `v <= r` otherwise;
+    /// `cut` when it is expected to fail high (see
+    /// [`Worker::search`](super::negamax::Worker::search)). With several
+    /// threads, they split its nodes.
+    fn test(&self, board: Board, beta: i32, cut: bool) -> Result<i32, Interrupted> {
         self.tests.fetch_add(1, Relaxed);
-        let done = AtomicBool::new(false);
+        let search = || {
+            let shared = self.shared();
+            let mut w = Worker::new(&shared, None);
+            let r = w.search(board, beta - 1, beta, cut);
+            w.finish();
+            self.probe_hits.fetch_add(w.probe_hits, Relaxed);
+            (!w.aborted).then_some(r)
+        };
         let result = match &self.pool {
-            None => self.search_test(board, beta, &done, 0),
-            Some(pool) if self.splits() => pool.install(|| self.search_test(board, beta, &done, 0)),
-            Some(pool) => pool
-                .broadcast(|ctx| self.search_test(board, beta, &done, ctx.index()))
-                .into_iter()
-                .flatten()
-                .next(),
+            None => search(),
+            Some(pool) => pool.install(search),
         };
         result.ok_or(Interrupted)
-    }
-
-    /// One thread's search of the test `v >= beta` on `board` (thread 0
-    /// searches in plain order, helpers perturb it); `None` when it gave up
-    /// (stop flag, or `done` set by whoever finished or cancelled the test
-    /// first). A finished search sets `done`.
-    fn search_test(
-        &self,
-        board: Board,
-        beta: i32,
-        done: &AtomicBool,
-        thread: usize,
-    ) -> Option<i32> {
-        let shared = self.shared(done);
-        let mut w = Worker::new(&shared, thread);
-        let r = w.search(board, beta - 1, beta, 0);
-        self.nodes.fetch_add(w.nodes, Relaxed);
-        self.probe_hits.fetch_add(w.probe_hits, Relaxed);
-        if w.aborted {
-            None
-        } else {
-            done.store(true, Relaxed);
-            Some(r)
-        }
     }
 }
