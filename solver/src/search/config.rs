@@ -50,10 +50,8 @@ pub struct SearchConfig {
     /// all-nodes do. A cut-node is one the search expects to fail high (the
     /// test's root when it is expected to, then every other level below,
     /// extra turns not counting): one child should cut it off,
-    /// and the children searched beside that one are wasted. Kalah(6,4)
-    /// STD, 18-seed tables, 16 threads on 2 cores: 1.18x the nodes of one
-    /// thread with 1, 1.41x-1.64x with 2 or more; 2 threads had work 97 %
-    /// of the time either way.
+    /// and the children searched beside that one are wasted (measurements:
+    /// docs/PERFORMANCE.md, "Search threads").
     pub cut_width: u32,
     /// With [`SearchConfig::cut_width`] above 1, how many children a
     /// cut-node searches alone before it splits (an all-node: one). At a

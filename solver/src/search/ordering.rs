@@ -6,15 +6,10 @@
 //! [`EXTRA_TURN_SEEDS`] more; ties right to left (sowing a house near the
 //! store disturbs fewer of the other houses).
 //!
-//! Measured on Kalah(6,4) EC with 20-seed tables (one thread): this order
-//! takes 10.7 M nodes. Extra turns first, then captures by size, then the
-//! rest took 23.7 M: under the empty-capture rule a "capture" of the lone
-//! sowing seed gains no more than passing the store, and trying it early
-//! misleads. Ties left to right took 258 M, fuller houses first 326 M,
-//! emptier houses first 24 M, fewest seeds handed to the opponent's side
-//! first 22 M (most first 15.6 M), and subtracting the opponent's best
-//! immediate reply 76 M. A killer house per ply on top took Kalah(6,4) STD
-//! from 28 M to 83 M nodes.
+//! Captures are not tried before other store gains: under the
+//! empty-capture rule a "capture" of the lone sowing seed gains no more
+//! than passing the store, and trying it early misleads. The orders tried
+//! and their node counts are in docs/PERFORMANCE.md, "Move ordering".
 
 use crate::board::{Board, Game, Sown};
 use crate::rules::MAX_PITS;
