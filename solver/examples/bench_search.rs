@@ -65,59 +65,31 @@ fn main() -> ExitCode {
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
             "mapped" => mapped = true,
-            s if s.starts_with("tt-skip=") => match s["tt-skip=".len()..].parse() {
-                Ok(k) => config.tt_skip = k,
-                Err(_) => {
-                    eprintln!("tt-skip=K needs a number");
-                    return ExitCode::from(2);
-                }
-            },
             s if s.starts_with("tables=") => tables = Some(s["tables=".len()..].to_string()),
-            s if s.starts_with("table-seeds=") => match s["table-seeds=".len()..].parse() {
-                Ok(k) => table_seeds = Some(k),
-                Err(_) => {
-                    eprintln!("table-seeds=K needs a number");
+            s if s.contains('=') => {
+                // `key=number` switches: the number, or the usage error.
+                let (key, text) = s.split_once('=').unwrap_or_default();
+                let Ok(k) = text.parse::<u32>() else {
+                    eprintln!("{key}=K needs a number");
                     return ExitCode::from(2);
+                };
+                match key {
+                    "tt-skip" => config.tt_skip = k,
+                    "table-seeds" => table_seeds = Some(k),
+                    "split" => config.split_seeds = k,
+                    "cut-wait" => config.cut_wait = k,
+                    "cut-width" => config.cut_width = k,
+                    "guess" => config.guess_depth = k,
+                    "etc-min" => {
+                        config.etc = true;
+                        config.etc_min_seeds = k;
+                    }
+                    _ => {
+                        eprintln!("unknown switch '{s}'");
+                        return ExitCode::from(2);
+                    }
                 }
-            },
-            s if s.starts_with("split=") => match s["split=".len()..].parse() {
-                Ok(k) => config.split_seeds = k,
-                Err(_) => {
-                    eprintln!("split=K needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            s if s.starts_with("cut-wait=") => match s["cut-wait=".len()..].parse() {
-                Ok(k) => config.cut_wait = k,
-                Err(_) => {
-                    eprintln!("cut-wait=K needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            s if s.starts_with("cut-width=") => match s["cut-width=".len()..].parse() {
-                Ok(k) => config.cut_width = k,
-                Err(_) => {
-                    eprintln!("cut-width=K needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            s if s.starts_with("guess=") => match s["guess=".len()..].parse() {
-                Ok(d) => config.guess_depth = d,
-                Err(_) => {
-                    eprintln!("guess=D needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            s if s.starts_with("etc-min=") => match s["etc-min=".len()..].parse() {
-                Ok(k) => {
-                    config.etc = true;
-                    config.etc_min_seeds = k;
-                }
-                Err(_) => {
-                    eprintln!("etc-min=K needs a number");
-                    return ExitCode::from(2);
-                }
-            },
+            }
             other => {
                 eprintln!("unknown switch '{other}'");
                 return ExitCode::from(2);
