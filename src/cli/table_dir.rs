@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use kalah_solver::table::{file_name, lock_path, stamp};
+use kalah_solver::table::{file_name, lock_path, stamp, try_lock_build};
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
 use super::common::{plural, CliError};
@@ -413,27 +413,6 @@ pub struct CleanArgs {
     pub dry_run: bool,
 }
 
-/// Takes the build lock of a set without waiting: `None` when a build of
-/// that set holds it.
-fn try_lock(dir: &Path, pits: usize, rules: Rules) -> Result<Option<fs::File>, CliError> {
-    let path = lock_path(dir, pits, rules);
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| CliError::Failure(format!("cannot open the lock {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(fs::TryLockError::WouldBlock) => Ok(None),
-        Err(fs::TryLockError::Error(e)) => Err(CliError::Failure(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
-    }
-}
-
 fn parse_slug(s: &str) -> Result<Rules, String> {
     all_rules()
         .into_iter()
@@ -600,7 +579,11 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
             continue;
         }
         if !locks.iter().any(|(set, _)| *set == (pits, rules)) {
-            locks.push(((pits, rules), try_lock(&dir.path, pits, rules)?));
+            locks.push((
+                (pits, rules),
+                try_lock_build(&dir.path, pits, rules)
+                    .map_err(|e| CliError::Failure(e.to_string()))?,
+            ));
         }
         if locks
             .iter()

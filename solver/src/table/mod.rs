@@ -64,7 +64,8 @@ mod error;
 mod ranker;
 
 pub use build::{
-    build_tables, lock_path, tables_bytes, BuildConfig, BuildReport, Progress, TierStats,
+    build_tables, lock_path, tables_bytes, try_lock_build, BuildConfig, BuildReport, Progress,
+    TierStats,
 };
 pub use error::TableError;
 pub use format::{file_name, Check};

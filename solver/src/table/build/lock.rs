@@ -19,10 +19,43 @@ pub fn lock_path(dir: &Path, pits: usize, rules: Rules) -> PathBuf {
     dir.join(format!("kalah-m{pits}-{}.lock", rules.slug()))
 }
 
+/// Opens (creating it if need be) the lock file at `path`.
+fn open_lock(path: &Path) -> Result<File, TableError> {
+    File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| TableError::io(path, "create the lock file", e))
+}
+
+/// Takes the lock of the open lock file `file` at `path` if no one holds
+/// it: `false` while another process does.
+fn try_take(file: &File, path: &Path) -> Result<bool, TableError> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(TableError::io(path, "lock", e)),
+    }
+}
+
+/// Takes the build lock of `pits` and `rules` in `dir` if no one holds it:
+/// `None` while a build does (what `kalah tables clean` asks before it
+/// removes a set's files). The lock lasts as long as the returned file is
+/// open.
+pub fn try_lock_build(dir: &Path, pits: usize, rules: Rules) -> Result<Option<File>, TableError> {
+    let path = lock_path(dir, pits, rules);
+    let file = open_lock(&path)?;
+    Ok(try_take(&file, &path)?.then_some(file))
+}
+
 /// Takes the build lock of `pits` and `rules` in `dir`, waiting for
 /// another build that holds it (saying so through `progress`) until it
 /// ends or `stop` is set. The lock lasts as long as the returned file is
-/// open (the operating system releases it when the process dies).
+/// open (the operating system releases it when the process dies). The
+/// file is opened once: a waiter keeps waiting on the lock the holder has,
+/// even if someone removes the lock file meanwhile.
 pub(super) fn lock_build(
     dir: &Path,
     pits: usize,
@@ -31,33 +64,20 @@ pub(super) fn lock_build(
     stop: &AtomicBool,
 ) -> Result<File, TableError> {
     let path = lock_path(dir, pits, rules);
-    let file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| TableError::io(&path, "create the lock file", e))?;
+    let file = open_lock(&path)?;
     let mut said = false;
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                if !said {
-                    progress.waiting(&path);
-                    said = true;
-                }
-                if stop.load(Relaxed) {
-                    return Err(TableError::StoppedWaiting { lock: path });
-                }
-                // Polled rather than blocked on, so that a stop is seen.
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(TableError::io(&path, "lock", e));
-            }
+    while !try_take(&file, &path)? {
+        if !said {
+            progress.waiting(&path);
+            said = true;
         }
+        if stop.load(Relaxed) {
+            return Err(TableError::StoppedWaiting { lock: path });
+        }
+        // Polled rather than blocked on, so that a stop is seen.
+        std::thread::sleep(Duration::from_millis(20));
     }
+    Ok(file)
 }
 
 /// Removes the temporary files of `pits` and `rules` in `dir`: table files

@@ -24,7 +24,7 @@ mod lock;
 mod tier;
 mod write;
 
-pub use lock::lock_path;
+pub use lock::{lock_path, try_lock_build};
 
 use super::format::{file_len, file_name, Check};
 use super::reader::TierTable;
