@@ -22,8 +22,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use kalah_solver::table::{file_name, lock_path, stamp, try_lock_build};
-use kalah_solver::{CaptureRule, EndRule, Rules};
+use kalah_solver::table::{try_lock_build, TableFile, ALL_RULES};
+use kalah_solver::Rules;
 
 use super::common::{plural, CliError};
 use super::core_cmds::json_line;
@@ -168,90 +168,6 @@ impl TableDir {
     }
 }
 
-/// The six rule sets, in a fixed order.
-fn all_rules() -> [Rules; 6] {
-    let mut out = [Rules::STANDARD; 6];
-    let mut i = 0;
-    for capture in [CaptureRule::Standard, CaptureRule::Empty] {
-        for end in [EndRule::Sweep, EndRule::Delayed, EndRule::NoSweep] {
-            out[i] = Rules { capture, end };
-            i += 1;
-        }
-    }
-    out
-}
-
-/// What a file of a table directory is, with the set (houses, rule set)
-/// it belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Entry {
-    /// A tier file (`kalah-m6-ec-k20.tbl`): houses, rule set, tier.
-    Tier(usize, Rules, u32),
-    /// The stamp that tier's checksum was checked (`<tier file>.checked`).
-    Stamp(usize, Rules, u32),
-    /// A file being written, or left by a build that was killed
-    /// (`<tier file or stamp>.tmp...`).
-    Temp(usize, Rules),
-    /// The build lock of the set (`kalah-m6-ec.lock`); it stays.
-    Lock(usize, Rules),
-}
-
-impl Entry {
-    fn set(self) -> (usize, Rules) {
-        match self {
-            Entry::Tier(p, r, _)
-            | Entry::Stamp(p, r, _)
-            | Entry::Temp(p, r)
-            | Entry::Lock(p, r) => (p, r),
-        }
-    }
-
-    /// The tier a tier file or a stamp is of.
-    fn tier(self) -> Option<u32> {
-        match self {
-            Entry::Tier(_, _, k) | Entry::Stamp(_, _, k) => Some(k),
-            _ => None,
-        }
-    }
-}
-
-/// Reads a file name written by the table code; `None` for anything else.
-fn classify(name: &str) -> Option<Entry> {
-    let rest = name.strip_prefix("kalah-m")?;
-    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
-    let pits: usize = rest[..digits].parse().ok()?;
-    let rest = rest[digits..].strip_prefix('-')?;
-    for rules in all_rules() {
-        let slug = rules.slug();
-        let Some(after) = rest.strip_prefix(&slug) else {
-            continue;
-        };
-        // "ec" is a prefix of "ec-delayed": the slug must end here.
-        if let Some(tier) = after.strip_prefix("-k") {
-            let tier_digits = tier
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(tier.len());
-            let Ok(k) = tier[..tier_digits].parse::<u32>() else {
-                continue;
-            };
-            let tier = file_name(pits, rules, k);
-            let Some(tail) = name.strip_prefix(&tier) else {
-                continue;
-            };
-            let stamp = tail.strip_prefix(stamp::SUFFIX);
-            return match (tail, stamp) {
-                ("", _) => Some(Entry::Tier(pits, rules, k)),
-                (_, Some("")) => Some(Entry::Stamp(pits, rules, k)),
-                (_, Some(t)) | (t, None) if t.starts_with(".tmp") => Some(Entry::Temp(pits, rules)),
-                _ => None,
-            };
-        } else if after == ".lock" && lock_path(Path::new(""), pits, rules) == Path::new(name) {
-            return Some(Entry::Lock(pits, rules));
-        }
-    }
-    None
-}
-
 /// The table files of one board size and rule set in a directory.
 #[derive(Clone, Debug, Default)]
 struct Set {
@@ -320,7 +236,7 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
         };
-        let Some(kind) = classify(&name) else {
+        let Some(kind) = TableFile::parse(&name) else {
             continue;
         };
         let Ok(meta) = entry.metadata() else { continue };
@@ -337,12 +253,12 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
         };
         let set = &mut sets[at].1;
         match kind {
-            Entry::Tier(_, _, k) => {
+            TableFile::Tier(_, _, k) => {
                 set.tiers.push(k);
                 set.bytes += meta.len();
             }
-            Entry::Stamp(..) | Entry::Lock(..) => set.bytes += meta.len(),
-            Entry::Temp(..) => {
+            TableFile::Stamp(..) | TableFile::Lock(..) => set.bytes += meta.len(),
+            TableFile::Temp(..) => {
                 set.temp_files += 1;
                 set.temp_bytes += meta.len();
             }
@@ -414,11 +330,11 @@ pub struct CleanArgs {
 }
 
 fn parse_slug(s: &str) -> Result<Rules, String> {
-    all_rules()
+    ALL_RULES
         .into_iter()
         .find(|r| r.slug() == s)
         .ok_or_else(|| {
-            let names: Vec<String> = all_rules().iter().map(|r| r.slug()).collect();
+            let names: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
             format!(
                 "'{s}' is not a rule set; expected one of {}",
                 names.join(", ")
@@ -567,11 +483,11 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
         };
-        let Some(kind) = classify(&name) else {
+        let Some(kind) = TableFile::parse(&name) else {
             continue;
         };
         let (pits, rules) = kind.set();
-        let selected = !matches!(kind, Entry::Lock(..))
+        let selected = !matches!(kind, TableFile::Lock(..))
             && c.pits.is_none_or(|p| p as usize == pits)
             && c.rules.is_none_or(|r| r == rules)
             && c.above.is_none_or(|a| kind.tier().is_none_or(|k| k > a));
@@ -658,43 +574,6 @@ mod tests {
         // This test binary was built from a source tree that exists.
         assert_eq!(d.source, DirSource::SourceTree);
         assert!(d.path.is_absolute() && d.path.ends_with("tables"));
-    }
-
-    #[test]
-    fn file_names_are_read_back_exactly() {
-        for rules in all_rules() {
-            for pits in [1, 6, 8] {
-                for k in [0, 7, 22, 127] {
-                    let name = file_name(pits, rules, k);
-                    assert_eq!(classify(&name), Some(Entry::Tier(pits, rules, k)), "{name}");
-                    let tmp = format!("{name}.tmp.123.4");
-                    assert_eq!(classify(&tmp), Some(Entry::Temp(pits, rules)), "{tmp}");
-                    let st = format!("{name}{}", stamp::SUFFIX);
-                    assert_eq!(classify(&st), Some(Entry::Stamp(pits, rules, k)), "{st}");
-                    let st_tmp = format!("{st}.tmp.9.1");
-                    assert_eq!(
-                        classify(&st_tmp),
-                        Some(Entry::Temp(pits, rules)),
-                        "{st_tmp}"
-                    );
-                }
-            }
-            let lock = lock_path(Path::new(""), 6, rules);
-            let lock = lock.to_str().unwrap().to_string();
-            assert_eq!(classify(&lock), Some(Entry::Lock(6, rules)), "{lock}");
-        }
-        // Nothing else is taken for a table file: clean never touches it.
-        for other in [
-            "README.md",
-            "kalah-m6-xx-k3.tbl",
-            "kalah-m6-ec-k3.tbl.bak",
-            "kalah-m-ec-k3.tbl",
-            "kalah-m6-ec-k03.tbl",
-            "my-kalah-m6-ec-k3.tbl",
-            "kalah-m6-ec.lock2",
-        ] {
-            assert_eq!(classify(other), None, "{other}");
-        }
     }
 
     #[test]

@@ -56,6 +56,7 @@
 
 pub mod build;
 pub mod format;
+pub mod names;
 pub mod reader;
 pub mod stamp;
 pub mod verify;
@@ -69,6 +70,7 @@ pub use build::{
 };
 pub use error::TableError;
 pub use format::{file_name, Check};
+pub use names::{TableFile, ALL_RULES};
 pub use ranker::Ranker;
 pub use reader::{Tables, TierTable};
 pub use verify::{verify_tables, VerifyConfig, VerifyReport};

@@ -8,7 +8,7 @@
 
 use super::Progress;
 use crate::rules::Rules;
-use crate::table::{stamp, TableError};
+use crate::table::{TableError, TableFile};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -85,20 +85,11 @@ pub(super) fn lock_build(
 /// older versions). Called with the build lock held, when no live build of
 /// them exists; a reader writing a stamp at that moment only loses it.
 pub(super) fn remove_stale_temps(dir: &Path, pits: usize, rules: Rules) -> Result<(), TableError> {
-    let prefix = format!("kalah-m{pits}-{}-k", rules.slug());
     let entries = fs::read_dir(dir).map_err(|e| TableError::io(dir, "list", e))?;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some(rest) = name.strip_prefix(&prefix) else {
-            continue;
-        };
-        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-        let Some(rest) = rest.strip_prefix(".tbl") else {
-            continue;
-        };
-        let rest = rest.strip_prefix(stamp::SUFFIX).unwrap_or(rest);
-        if rest == ".tmp" || rest.starts_with(".tmp.") {
+        if TableFile::parse(name) == Some(TableFile::Temp(pits, rules)) {
             let path = entry.path();
             fs::remove_file(&path).map_err(|e| TableError::io(&path, "remove stale file", e))?;
         }
