@@ -141,22 +141,8 @@ impl TableDir {
     /// # Errors
     /// A missing directory that may not be created, or one that cannot be.
     pub fn ensure(&self, create: bool) -> Result<(), CliError> {
-        if self.path.is_dir() {
-            return Ok(());
-        }
-        if self.path.exists() {
-            return Err(CliError::Input(format!(
-                "table directory {} is not a directory",
-                self.path.display()
-            )));
-        }
-        if !(create || self.source.is_default()) {
-            return Err(CliError::Input(format!(
-                "table directory {} ({}) does not exist; create it first, or use `kalah build --tables {}`",
-                self.path.display(),
-                self.source.describe(),
-                self.path.display()
-            )));
+        if self.path.exists() || !(create || self.source.is_default()) {
+            return self.existing();
         }
         eprintln!("kalah: creating table directory {}", self.path.display());
         fs::create_dir_all(&self.path).map_err(|e| {
@@ -165,6 +151,29 @@ impl TableDir {
                 self.path.display()
             ))
         })
+    }
+}
+
+impl TableDir {
+    /// Makes sure the directory is there already, for commands that only
+    /// read or remove tables.
+    ///
+    /// # Errors
+    /// A path that is missing or not a directory (input).
+    pub fn existing(&self) -> Result<(), CliError> {
+        if self.path.is_dir() {
+            return Ok(());
+        }
+        Err(CliError::Input(if self.path.exists() {
+            format!("table directory {} is not a directory", self.path.display())
+        } else {
+            format!(
+                "table directory {} ({}) does not exist; create it first, or use `kalah build --tables {}`",
+                self.path.display(),
+                self.source.describe(),
+                self.path.display()
+            )
+        }))
     }
 }
 
@@ -406,13 +415,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         dir.path.display(),
         dir.source.describe()
     )?;
-    if dir.path.exists() && !dir.path.is_dir() {
-        return Err(CliError::Input(format!(
-            "table directory {} is not a directory",
-            dir.path.display()
-        )));
-    }
-    if !dir.path.is_dir() {
+    if !dir.path.exists() {
         if dir.source.is_default() {
             outln!("(does not exist yet: the first solve or build creates it)")?;
         } else {
@@ -420,6 +423,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
         }
         return Ok(());
     }
+    dir.existing()?;
     if sets.is_empty() {
         outln!("no table files")?;
         return Ok(());
@@ -463,12 +467,7 @@ fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
             "say what to remove: --pits M, --rules SLUG, --above K (any together), or --all".into(),
         ));
     }
-    if !dir.path.is_dir() {
-        return Err(CliError::Input(format!(
-            "table directory {} does not exist",
-            dir.path.display()
-        )));
-    }
+    dir.existing()?;
     let read = fs::read_dir(&dir.path).map_err(|e| {
         CliError::Failure(format!(
             "cannot read table directory {}: {e}",

@@ -333,13 +333,7 @@ pub fn verify_command(args: &VerifyArgs) -> Result<(), CliError> {
     };
     let t0 = Instant::now();
     let dir = table_dir::resolve(args.tables.as_deref());
-    if !dir.path.is_dir() {
-        return Err(CliError::Input(format!(
-            "table directory {} ({}) does not exist",
-            dir.path.display(),
-            dir.source.describe()
-        )));
-    }
+    dir.existing()?;
     let report = verify_tables(&dir.path, &config).map_err(table_error)?;
     outln!(
         "verified {} ({:.1} MB checksummed), {} re-derived, {} checked by search, in {:.2} s: all correct",
