@@ -188,68 +188,67 @@ pub fn build_tables(
         let t0 = Instant::now();
         let path = dir.join(file_name(pits, rules, k));
         let size = index.tier_size(k) as u64;
+        // A complete tier file already there is kept (its checksum checked);
+        // from the first tier that is not, every tier is built.
+        let mut kept = None;
         if reusing && path.is_file() {
-            let kept = TierTable::open(&path, pits, rules, k, Check::Remembered);
-            if let Err(e) = &kept {
-                progress.rejected(e);
-            }
-            if let Ok(t) = kept {
-                let buf = TierValues::with(t.raw().len(), |b| b.copy_from_slice(t.raw()))
-                    .map_err(|e| TableError::io(&path, "allocate", e))?;
-                let stats = TierStats {
-                    tier: k,
-                    boards: size,
-                    seconds: t0.elapsed().as_secs_f64(),
-                    reused: true,
-                    path,
-                };
-                progress.tier_finished(&stats);
-                report.tiers.push(stats);
-                report.bytes += file_len(size);
-                lower.push(Arc::new(buf));
-                continue;
+            match TierTable::open(&path, pits, rules, k, Check::Remembered) {
+                Ok(t) => {
+                    let buf = TierValues::with(t.raw().len(), |b| b.copy_from_slice(t.raw()))
+                        .map_err(|e| TableError::io(&path, "allocate", e))?;
+                    kept = Some(Arc::new(buf));
+                }
+                Err(e) => progress.rejected(&e),
             }
         }
-        reusing = false;
-        progress.tier_started(k, size);
-        let lower_values: Vec<&[AtomicI8]> = lower.iter().map(|t| t.as_slice()).collect();
-        let values = pool
-            .install(|| tier::solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop));
-        let values = match values {
-            Some(Ok(v)) => Arc::new(v),
-            // A failed write of the tier before is reported first: it
-            // means a file is missing.
-            Some(Err(e)) => {
-                writing.finish()?;
-                return Err(TableError::io(&path, "allocate", e));
-            }
+        let reused = kept.is_some();
+        let values = match kept {
+            Some(values) => values,
             None => {
-                writing.finish()?;
-                return Err(TableError::Stopped {
-                    dir: dir.to_path_buf(),
-                    tier: k,
+                reusing = false;
+                progress.tier_started(k, size);
+                let lower_values: Vec<&[AtomicI8]> = lower.iter().map(|t| t.as_slice()).collect();
+                let values = pool.install(|| {
+                    tier::solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop)
                 });
+                let values = match values {
+                    Some(Ok(v)) => Arc::new(v),
+                    // A failed write of the tier before is reported first: it
+                    // means a file is missing.
+                    Some(Err(e)) => {
+                        writing.finish()?;
+                        return Err(TableError::io(&path, "allocate", e));
+                    }
+                    None => {
+                        writing.finish()?;
+                        return Err(TableError::Stopped {
+                            dir: dir.to_path_buf(),
+                            tier: k,
+                        });
+                    }
+                };
+                writing.finish()?;
+                let tier = Arc::clone(&values);
+                let file = path.clone();
+                writing.0 = Some(
+                    std::thread::Builder::new()
+                        .name(format!("kalah-write-{k}"))
+                        .spawn(move || write::write_tier(&file, pits, rules, k, tier.as_slice()))
+                        .map_err(|e| TableError::io(&path, "start the writer thread", e))?,
+                );
+                report.built_boards += size;
+                values
             }
         };
-        writing.finish()?;
-        let tier = Arc::clone(&values);
-        let file = path.clone();
-        writing.0 = Some(
-            std::thread::Builder::new()
-                .name(format!("kalah-write-{k}"))
-                .spawn(move || write::write_tier(&file, pits, rules, k, tier.as_slice()))
-                .map_err(|e| TableError::io(&path, "start the writer thread", e))?,
-        );
         let stats = TierStats {
             tier: k,
             boards: size,
             seconds: t0.elapsed().as_secs_f64(),
-            reused: false,
+            reused,
             path,
         };
         progress.tier_finished(&stats);
         report.tiers.push(stats);
-        report.built_boards += size;
         report.bytes += file_len(size);
         lower.push(values);
     }
