@@ -13,7 +13,9 @@
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
 //! (copied into anonymous memory), `table-seeds=K` at most K seeds of them,
 //! `mapped` probes the mapped files instead; either way every tier is
-//! loaded before the clock starts.
+//! loaded before the clock starts; `after=H.H.H` solves the position after
+//! those sowings (1-based houses, in turn order) from the start instead
+//! (the proxies of docs/PERFORMANCE.md, "Search above the tables").
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
     let mut tables: Option<String> = None;
     let mut mapped = false;
     let mut table_seeds: Option<u32> = None;
+    let mut after: Vec<usize> = Vec::new();
     config.threads = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(1);
     config.tt_mb = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1024);
     for switch in args.iter().skip(5) {
@@ -66,6 +69,17 @@ fn main() -> ExitCode {
             "guess0" => config.guess_depth = 0,
             "mapped" => mapped = true,
             s if s.starts_with("tables=") => tables = Some(s["tables=".len()..].to_string()),
+            s if s.starts_with("after=") => {
+                let Ok(houses) = s["after=".len()..]
+                    .split('.')
+                    .map(str::parse)
+                    .collect::<Result<Vec<usize>, _>>()
+                else {
+                    eprintln!("after=H.H.H needs 1-based houses");
+                    return ExitCode::from(2);
+                };
+                after = houses;
+            }
             s if s.contains('=') => {
                 // `key=number` switches: the number, or the usage error.
                 let (key, text) = s.split_once('=').unwrap_or_default();
@@ -96,13 +110,19 @@ fn main() -> ExitCode {
             }
         }
     }
-    let start = match Position::start(m, n) {
+    let mut start = match Position::start(m, n) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
     };
+    for &house in &after {
+        if let Err(e) = start.play(&Game::new(m, rules), house) {
+            eprintln!("after=: house {house}: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let probe: Option<Arc<dyn Probe>> = match tables {
         None => None,
         // A full check reads every byte: a mapped file's pages are then mapped.
@@ -150,8 +170,13 @@ fn main() -> ExitCode {
     };
     let st = solver.stats();
     println!(
-        "Kalah({m},{n}) {} threads={} tt={}MB switches={:?}: value {value:+} time {:.3}s nodes {} nodes/s {:.0} tests {}",
+        "Kalah({m},{n}) {}{} threads={} tt={}MB switches={:?}: value {value:+} time {:.3}s nodes {} nodes/s {:.0} tests {}",
         rules.slug(),
+        if after.is_empty() {
+            String::new()
+        } else {
+            format!(" after {start}")
+        },
         config.threads,
         config.tt_mb,
         &args[5.min(args.len())..],

@@ -24,7 +24,7 @@ use super::common::{parse_position, signed, CliError, RulesArgs};
 use super::engine::{SearchArgs, TableArgs};
 use super::progress::Stderr;
 use crate::outln;
-use crate::service::answer::{write_json, Answer, Source};
+use crate::service::answer::{write_json, Answer, Detail, Source};
 use crate::service::position::{answer_one, Budget};
 use crate::service::setup::open_present;
 
@@ -49,9 +49,17 @@ pub struct QueryArgs {
     /// object naming the line and do not stop the batch.
     #[arg(long, value_name = "FILE", conflicts_with = "position")]
     pub batch: Option<String>,
-    /// In batch mode, also give each answer's principal variation.
+    /// In batch mode, also give each answer's principal variation; with
+    /// --value-only, give it in a single query too.
     #[arg(long)]
     pub pv: bool,
+    /// The position's exact value alone, not every move's: a search then
+    /// solves the position only, not each move too (several times less
+    /// work far from the tables). The answer has no moves and no best
+    /// moves (and in a single query no principal variation unless --pv
+    /// asks for one).
+    #[arg(long)]
+    pub value_only: bool,
     /// Give up a search after SECS seconds (decimals allowed): a position
     /// far outside the tables can take hours. The answer is then an error
     /// naming the limit, never a guess (in a batch, that line's error; the
@@ -78,6 +86,15 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl QueryArgs {
+    /// What a single query's answer holds: everything, or with
+    /// `--value-only` the value (and the principal variation with `--pv`).
+    fn detail(&self) -> Detail {
+        Detail {
+            moves: !self.value_only,
+            pv: !self.value_only || self.pv,
+        }
+    }
+
     /// The budget of a query's search: a 256 MiB transposition table unless
     /// `--tt-mb` says otherwise, and `--time-limit`.
     fn budget(&self) -> Budget {
@@ -101,7 +118,14 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     if let Some(n) = &note {
         super::progress::note(n);
     }
-    let answer = answer_one(&game, tables.as_ref(), &pos, &args.budget(), &Stderr)?;
+    let answer = answer_one(
+        &game,
+        tables.as_ref(),
+        &pos,
+        &args.budget(),
+        args.detail(),
+        &Stderr,
+    )?;
     if args.json {
         let mut line = Vec::with_capacity(320);
         write_json(&mut line, &answer.line(&rules.slug(), note.as_deref()));
@@ -136,6 +160,20 @@ fn print_answer(a: &Answer, rules: Rules) -> Result<(), CliError> {
         }
         return Ok(());
     }
+    if a.value_only {
+        outln!("moves: not solved (--value-only)")?;
+    } else {
+        print_moves(a)?;
+    }
+    if let Some(pv) = &a.pv {
+        outln!("principal variation: {}", pv_line(pv))?;
+    }
+    outln!("nodes: {}  time: {:.2} ms", a.nodes, a.ms)
+}
+
+/// Every move's value and the best moves.
+fn print_moves(a: &Answer) -> Result<(), CliError> {
+    let side = a.position.to_move();
     outln!("moves ({side}):")?;
     for m in &a.moves {
         outln!(
@@ -147,9 +185,5 @@ fn print_answer(a: &Answer, rules: Rules) -> Result<(), CliError> {
         )?;
     }
     let best: Vec<String> = a.best.iter().map(|h| h.to_string()).collect();
-    outln!("best: {}", best.join(" "))?;
-    if let Some(pv) = &a.pv {
-        outln!("principal variation: {}", pv_line(pv))?;
-    }
-    outln!("nodes: {}  time: {:.2} ms", a.nodes, a.ms)
+    outln!("best: {}", best.join(" "))
 }

@@ -62,16 +62,39 @@ impl Outcome {
     }
 }
 
+/// What an answer holds besides the position's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detail {
+    /// Every legal move's exact value and the best moves. Off (`query
+    /// --value-only`), a search solves the position alone, not each move
+    /// too: a fraction of the cost far from the tables.
+    pub moves: bool,
+    /// A perfect game to the end.
+    pub pv: bool,
+}
+
+impl Detail {
+    /// Every move's value and a perfect game: a single `query`.
+    pub const FULL: Detail = Detail {
+        moves: true,
+        pv: true,
+    };
+}
+
 /// One answered position.
 #[derive(Clone, Debug)]
 pub struct Answer {
     pub position: Position,
     /// The final store difference under perfect play, for the side to move.
     pub value: i32,
-    /// Every legal move and its value for the side to move now.
+    /// Every legal move and its value for the side to move now (empty when
+    /// `value_only`).
     pub moves: Vec<MoveValue>,
-    /// The houses whose move has `value`.
+    /// The houses whose move has `value` (empty when `value_only`).
     pub best: Vec<usize>,
+    /// The moves were not solved ([`Detail::moves`] off): `moves` and `best`
+    /// are empty, and the JSON line leaves them out.
+    pub value_only: bool,
     /// A perfect game to the end, when asked for (empty: the game is over).
     pub pv: Option<Vec<PvMove>>,
     pub source: Source,
@@ -89,8 +112,8 @@ impl Answer {
             rules,
             value: self.value,
             result: Outcome::of(self.value),
-            moves: Moves(&self.moves),
-            best: Best::Houses(&self.best),
+            moves: (!self.value_only).then_some(Moves(&self.moves)),
+            best: (!self.value_only).then_some(Best::Houses(&self.best)),
             pv: self.pv.as_deref().map(Pv),
             source: self.source,
             nodes: self.nodes,
@@ -122,8 +145,12 @@ pub struct AnswerLine<'a> {
     pub rules: &'a str,
     pub value: i32,
     pub result: Outcome,
-    pub moves: Moves<'a>,
-    pub best: Best<'a>,
+    /// Left out of a value-only answer (`--value-only`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Moves<'a>>,
+    /// Left out of a value-only answer, with `moves`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<Best<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pv: Option<Pv<'a>>,
     pub source: Source,

@@ -34,7 +34,9 @@ use rayon::prelude::*;
 
 pub use self::lines::Readiness;
 use self::lines::{Chunk, Line, LineReader, MAX_LINE};
-use super::answer::{write_json, AnswerLine, Best, ErrorLine, Millis, Moves, PositionText, Source};
+use super::answer::{
+    write_json, AnswerLine, Best, Detail, ErrorLine, Millis, Moves, PositionText, Source,
+};
 use super::fast_line::{write_table_line, LineBuf};
 use super::position::{
     finished, from_tables, over_limit, query_solver, search_within, Budget, Stopped, WATCH_TICK,
@@ -52,6 +54,19 @@ pub struct BatchConfig {
     pub budget: Budget,
     /// Give each answer's principal variation.
     pub pv: bool,
+    /// Give each position's value alone, not every move's (`--value-only`):
+    /// a search solves the position only.
+    pub value_only: bool,
+}
+
+impl BatchConfig {
+    /// What each answer holds.
+    pub fn detail(&self) -> Detail {
+        Detail {
+            moves: !self.value_only,
+            pv: self.pv,
+        }
+    }
 }
 
 /// Where a batch's lines come from.
@@ -184,7 +199,7 @@ fn error_line(n: u64, msg: &str) -> Vec<u8> {
 fn write_answer_line(
     games: &[GameSlot],
     line: &[u8],
-    with_pv: bool,
+    detail: Detail,
     out: &mut Vec<u8>,
     scratch: &mut LineBuf,
 ) -> bool {
@@ -198,7 +213,7 @@ fn write_answer_line(
     };
     let game = &slot.game;
     match slot.tables.as_deref() {
-        Some(tables) if !with_pv => {
+        Some(tables) if !detail.pv => {
             let t = Instant::now();
             // An inconsistent answer takes the slow path, which refuses it.
             let Some(a) = query::answer_fixed(tables, game, &pos).filter(|a| a.consistent()) else {
@@ -223,8 +238,8 @@ fn write_answer_line(
                     rules: &slot.rules,
                     value: a.value,
                     result: super::answer::Outcome::of(a.value),
-                    moves: Moves(a.moves()),
-                    best: Best::Of(a.moves(), a.value),
+                    moves: detail.moves.then_some(Moves(a.moves())),
+                    best: detail.moves.then_some(Best::Of(a.moves(), a.value)),
                     pv: None,
                     source: Source::Table,
                     nodes: 0,
@@ -240,7 +255,7 @@ fn write_answer_line(
             if let Some(a) = finished(game, &pos) {
                 a.write(out, &slot.rules, None);
             } else {
-                let Some(Ok(Some(a))) = tables.map(|t| from_tables(t, game, &pos, true)) else {
+                let Some(Ok(Some(a))) = tables.map(|t| from_tables(t, game, &pos, detail)) else {
                     return false;
                 };
                 a.write(out, &slot.rules, None);
@@ -253,7 +268,7 @@ fn write_answer_line(
 
 /// `line` answered as far as it can be without setting up its board size
 /// or searching.
-fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, with_pv: bool) -> Outcome {
+fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, detail: Detail) -> Outcome {
     let n = line.number;
     if line.too_long {
         return Outcome::Bad(format!(
@@ -282,7 +297,7 @@ fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, with_pv: bool) ->
         None => match slot
             .tables
             .as_deref()
-            .map(|t| from_tables(t, game, &pos, with_pv))
+            .map(|t| from_tables(t, game, &pos, detail))
         {
             Some(Ok(a)) => a,
             Some(Err(e)) => return Outcome::Failed(format!("line {n}: {e}")),
@@ -357,11 +372,12 @@ impl Batch<'_> {
     /// When a solver cannot be built.
     fn answer_left(&mut self, chunk: &Chunk, line: &Line) -> Result<Option<Vec<u8>>, Error> {
         let n = line.number;
-        let mut outcome = answer_line(&self.games, chunk, line, self.config.pv);
+        let detail = self.config.detail();
+        let mut outcome = answer_line(&self.games, chunk, line, detail);
         if let Outcome::NeedsSetup(pits) = outcome {
             // Set up by the chunk's first pass; done here too for safety.
             self.set_up(pits)?;
-            outcome = answer_line(&self.games, chunk, line, self.config.pv);
+            outcome = answer_line(&self.games, chunk, line, detail);
         }
         Ok(Some(match outcome {
             Outcome::Done(s) => {
@@ -384,7 +400,7 @@ impl Batch<'_> {
                 };
                 let label = format!("line {n}: searching");
                 let limit = self.config.budget.time_limit;
-                match search_within(solver, &pos, limit, &label, self.observer) {
+                match search_within(solver, &pos, detail, limit, &label, self.observer) {
                     Ok(mut a) => {
                         if !self.config.pv {
                             a.pv = None;
@@ -509,7 +525,7 @@ pub fn answer_batch<W: Write, O: FnOnce() -> W + Send + 'static>(
         // board size has its game and tables set up (in line order; once
         // per board size in a whole batch).
         let parts = loop {
-            let parts = first_pass(&b.games, &chunk, config.pv, &pool);
+            let parts = first_pass(&b.games, &chunk, config.detail(), &pool);
             let mut set_up = false;
             for &(_, i) in parts.iter().flat_map(|p| &p.holes) {
                 let Some(pos) = parse_line(chunk.bytes(&chunk.lines[i])) else {
@@ -609,7 +625,7 @@ pub fn answer_batch<W: Write, O: FnOnce() -> W + Send + 'static>(
 /// Answers the lines of `chunk` inside the tables (and finished games) in
 /// parallel, one [`Part`] of `BATCH_PART` lines per task, leaving holes for
 /// the others. Before any board size is set up, every line is left.
-fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPool) -> Vec<Part> {
+fn first_pass(games: &[GameSlot], chunk: &Chunk, detail: Detail, pool: &BufferPool) -> Vec<Part> {
     if games.iter().all(Option::is_none) {
         return chunk
             .lines
@@ -632,8 +648,7 @@ fn first_pass(games: &[GameSlot], chunk: &Chunk, with_pv: bool, pool: &BufferPoo
             let mut scratch = Box::<LineBuf>::default();
             for (j, line) in lines.iter().enumerate() {
                 let bytes = chunk.bytes(line);
-                if line.too_long
-                    || !write_answer_line(games, bytes, with_pv, &mut out, &mut scratch)
+                if line.too_long || !write_answer_line(games, bytes, detail, &mut out, &mut scratch)
                 {
                     holes.push((out.len(), p * BATCH_PART + j));
                 }
@@ -697,6 +712,7 @@ mod tests {
                 time_limit: None,
             },
             pv: false,
+            value_only: false,
         };
         let out = Shared::default();
         let writer = out.clone();

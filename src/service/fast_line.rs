@@ -8,6 +8,7 @@
 //! serde_json writes for the same [`AnswerLine`]: the tests below compare
 //! the two over random answers. Anything else goes through serde_json.
 
+use kalah_solver::search::MoveValue;
 use kalah_solver::Side;
 
 use super::answer::{AnswerLine, Best, PositionText, Source};
@@ -87,8 +88,8 @@ pub(crate) fn write_table_line(
     {
         return false;
     }
-    if line.moves.0.len() > MAX_MOVES
-        || matches!(line.best, Best::Houses(h) if h.len() > MAX_MOVES)
+    if line.moves.as_ref().is_some_and(|m| m.0.len() > MAX_MOVES)
+        || matches!(line.best, Some(Best::Houses(h)) if h.len() > MAX_MOVES)
         || line.rules.len() > MAX_TEXT
         || matches!(line.position, PositionText::Given(t) if t.len() > MAX_TEXT)
     {
@@ -134,11 +135,39 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     out.extend_from_slice(b"\",\"value\":");
     int(out, line.value as i64);
     out.extend_from_slice(match line.value.signum() {
-        1 => b",\"result\":\"win\",\"moves\":[",
-        0 => b",\"result\":\"draw\",\"moves\":[",
-        _ => b",\"result\":\"loss\",\"moves\":[",
+        1 => b",\"result\":\"win\"",
+        0 => b",\"result\":\"draw\"",
+        _ => b",\"result\":\"loss\"",
     });
-    for (i, m) in line.moves.0.iter().enumerate() {
+    // A value-only answer has neither.
+    if let Some(moves) = &line.moves {
+        write_moves(out, moves.0);
+    }
+    if let Some(best) = &line.best {
+        write_best(out, best);
+    }
+    if line.pv.is_some() {
+        out.extend_from_slice(b",\"pv\":\"\"");
+    }
+    out.extend_from_slice(match line.source {
+        Source::Table => b",\"source\":\"table\",\"nodes\":",
+        Source::Search => b",\"source\":\"search\",\"nodes\":",
+        Source::Finished => b",\"source\":\"finished\",\"nodes\":",
+    });
+    uint(out, line.nodes);
+    out.extend_from_slice(b",\"ms\":");
+    if !millis(out, line.ms.0) {
+        return false;
+    }
+    out.push(b'}');
+    true
+}
+
+/// `,"moves":[...]`, as serde_json writes [`Moves`].
+#[inline(always)]
+fn write_moves(out: &mut LineBuf, moves: &[MoveValue]) {
+    out.extend_from_slice(b",\"moves\":[");
+    for (i, m) in moves.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
@@ -157,38 +186,29 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
             b",\"extra_turn\":false}"
         });
     }
-    out.extend_from_slice(b"],\"best\":[");
+    out.push(b']');
+}
+
+/// `,"best":[...]`, as serde_json writes [`Best`].
+#[inline(always)]
+fn write_best(out: &mut LineBuf, best: &Best<'_>) {
+    out.extend_from_slice(b",\"best\":[");
     let mut first = true;
-    let mut best = |out: &mut LineBuf, h: usize| {
+    let mut house = |out: &mut LineBuf, h: usize| {
         if !first {
             out.push(b',');
         }
         first = false;
         uint(out, h as u64);
     };
-    match line.best {
-        Best::Houses(h) => h.iter().for_each(|&h| best(out, h)),
+    match *best {
+        Best::Houses(h) => h.iter().for_each(|&h| house(out, h)),
         Best::Of(moves, value) => moves
             .iter()
             .filter(|m| m.value == value)
-            .for_each(|m| best(out, m.house)),
+            .for_each(|m| house(out, m.house)),
     }
     out.push(b']');
-    if line.pv.is_some() {
-        out.extend_from_slice(b",\"pv\":\"\"");
-    }
-    out.extend_from_slice(match line.source {
-        Source::Table => b",\"source\":\"table\",\"nodes\":",
-        Source::Search => b",\"source\":\"search\",\"nodes\":",
-        Source::Finished => b",\"source\":\"finished\",\"nodes\":",
-    });
-    uint(out, line.nodes);
-    out.extend_from_slice(b",\"ms\":");
-    if !millis(out, line.ms.0) {
-        return false;
-    }
-    out.push(b'}');
-    true
 }
 
 /// Appends `ms` rounded to three decimals as serde_json writes the double
@@ -316,8 +336,9 @@ mod tests {
                 rules: ["std", "ec", "ec-nosweep"][i as usize % 3],
                 value,
                 result: Outcome::of(value),
-                moves: Moves(&moves),
-                best,
+                // Every seventh a value-only answer.
+                moves: (i % 7 != 0).then_some(Moves(&moves)),
+                best: (i % 7 != 0).then_some(best),
                 pv: (i % 5 == 0).then_some(Pv(&[])),
                 source: [Source::Table, Source::Search, Source::Finished][i as usize % 3],
                 nodes: rng.below(1 << 50),

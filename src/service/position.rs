@@ -14,7 +14,7 @@ use kalah_solver::search::{AnalysisError, SearchConfig, Solver};
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
 
-use super::answer::{Answer, Source};
+use super::answer::{Answer, Detail, Source};
 use super::setup::{new_solver, StopBy};
 use super::{Error, Observer};
 use crate::interrupt;
@@ -28,9 +28,9 @@ pub struct Budget {
     pub time_limit: Option<Duration>,
 }
 
-/// The answer for `pos` of `game`, from `tables` when given: a search
-/// (announced to `observer` first, its solver built for it) when neither
-/// the end of the game nor the tables answer.
+/// The answer for `pos` of `game` with `detail`, from `tables` when given:
+/// a search (announced to `observer` first, its solver built for it) when
+/// neither the end of the game nor the tables answer.
 ///
 /// # Errors
 /// A search interrupted, stopped by the time limit or refused, or a solver
@@ -40,26 +40,28 @@ pub fn answer_one(
     tables: Option<&Arc<Tables>>,
     pos: &Position,
     budget: &Budget,
+    detail: Detail,
     observer: &dyn Observer,
 ) -> Result<Answer, Error> {
-    answer_position(game, tables.map(|t| &**t), pos, true, |p| {
+    answer_with(game, tables.map(|t| &**t), pos, detail, |p| {
         observer.note(&searching_note(p, tables.map(|t| &**t), budget.time_limit));
         let solver = query_solver(game.clone(), budget.config.clone(), tables.cloned())?;
-        search_within(&solver, p, budget.time_limit, "searching", observer).map_err(|stop| {
-            match stop {
+        search_within(&solver, p, detail, budget.time_limit, "searching", observer).map_err(
+            |stop| match stop {
                 Stopped::Interrupted => Error::Failure("interrupted: no answer".to_string()),
                 Stopped::TimeLimit => Error::Failure(over_limit(budget.time_limit)),
                 Stopped::Failed(msg) => Error::Failure(msg),
-            }
-        })
+            },
+        )
     })
 }
 
-/// Answers from the tables alone; `Ok(None)` when the position is outside
-/// them. The answer is checked against the tables' own rule first: the
-/// position's value is the best of its moves' values, and so is each
-/// move's position's (two levels), and a perfect game keeps the value at
-/// every step.
+/// Answers from the tables alone, with `detail`; `Ok(None)` when the
+/// position is outside them. The answer is checked against the tables' own
+/// rule first (with or without the moves in the answer: they cost a probe
+/// each): the position's value is the best of its moves' values, and so
+/// is each move's position's (two levels), and a perfect game keeps the
+/// value at every step.
 ///
 /// # Errors
 /// Tables that contradict themselves at `pos` (see [`inconsistent`]).
@@ -67,10 +69,11 @@ pub fn from_tables(
     tables: &Tables,
     game: &Game,
     pos: &Position,
-    with_pv: bool,
+    detail: Detail,
 ) -> Result<Option<Answer>, Error> {
     let t = Instant::now();
-    let Some(a) = query::answer(tables, game, pos) else {
+    let with_pv = detail.pv;
+    let Some(mut a) = query::answer(tables, game, pos) else {
         return Ok(None);
     };
     let pv = if with_pv {
@@ -84,11 +87,16 @@ pub fn from_tables(
     {
         return Err(inconsistent(tables, pos));
     }
+    if !detail.moves {
+        a.moves.clear();
+        a.best.clear();
+    }
     Ok(Some(Answer {
         position: *pos,
         value: a.value,
         moves: a.moves,
         best: a.best,
+        value_only: !detail.moves,
         pv,
         source: Source::Table,
         nodes: 0,
@@ -129,6 +137,7 @@ pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
         value,
         moves: Vec::new(),
         best: Vec::new(),
+        value_only: false,
         pv: Some(Vec::new()),
         source: Source::Finished,
         nodes: 0,
@@ -136,9 +145,10 @@ pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     })
 }
 
-/// The answer for `pos`: the final score of a finished game, else from the
-/// tables when the board is inside them, else `search` (the solver is only
-/// built when needed).
+/// The answer for `pos` with every move's value (and a perfect game when
+/// `with_pv`): the final score of a finished game, else from the tables
+/// when the board is inside them, else `search` (the solver is only built
+/// when needed).
 pub fn answer_position(
     game: &Game,
     tables: Option<&Tables>,
@@ -146,11 +156,26 @@ pub fn answer_position(
     with_pv: bool,
     search: impl FnOnce(&Position) -> Result<Answer, Error>,
 ) -> Result<Answer, Error> {
+    let detail = Detail {
+        moves: true,
+        pv: with_pv,
+    };
+    answer_with(game, tables, pos, detail, search)
+}
+
+/// [`answer_position`] with `detail`: what `search` is then asked for too.
+fn answer_with(
+    game: &Game,
+    tables: Option<&Tables>,
+    pos: &Position,
+    detail: Detail,
+    search: impl FnOnce(&Position) -> Result<Answer, Error>,
+) -> Result<Answer, Error> {
     if let Some(a) = finished(game, pos) {
         return Ok(a);
     }
     if let Some(t) = tables {
-        if let Some(a) = from_tables(t, game, pos, with_pv)? {
+        if let Some(a) = from_tables(t, game, pos, detail)? {
             return Ok(a);
         }
     }
@@ -158,25 +183,46 @@ pub fn answer_position(
 }
 
 /// The answer of a search of `pos` by `solver` (watching its own stop
-/// flag: for `play`, the Ctrl-C flag).
+/// flag: for `play`, the Ctrl-C flag), every move solved.
 ///
 /// # Errors
 /// A failure saying the search was interrupted.
 pub fn by_search(solver: &Solver, pos: &Position) -> Result<Answer, Error> {
-    analyse(solver, pos).map_err(|e| Error::Failure(e.to_string()))
+    analyse(solver, pos, Detail::FULL).map_err(|e| Error::Failure(e.to_string()))
 }
 
-fn analyse(solver: &Solver, pos: &Position) -> Result<Answer, AnalysisError> {
+/// A search's answer for `pos`. With [`Detail::moves`], every move is
+/// solved (and a perfect game found); without, the position alone, and a
+/// perfect game only with [`Detail::pv`] (one null-window test per sowing
+/// tried along it).
+fn analyse(solver: &Solver, pos: &Position, detail: Detail) -> Result<Answer, AnalysisError> {
     let t = Instant::now();
-    let a = solver.analyse(pos)?;
+    let (value, moves, best, pv, stats) = if detail.moves {
+        let a = solver.analyse(pos)?;
+        (a.value, a.moves, a.best, Some(a.pv), a.stats)
+    } else if detail.pv {
+        let s = solver.solve_line(pos)?;
+        (s.value, Vec::new(), Vec::new(), Some(s.pv), s.stats)
+    } else {
+        let before = solver.stats();
+        let value = solver.solve(pos)?;
+        (
+            value,
+            Vec::new(),
+            Vec::new(),
+            None,
+            solver.stats().since(&before),
+        )
+    };
     Ok(Answer {
         position: *pos,
-        value: a.value,
-        moves: a.moves,
-        best: a.best,
-        pv: Some(a.pv),
+        value,
+        moves,
+        best,
+        value_only: !detail.moves,
+        pv,
         source: Source::Search,
-        nodes: a.stats.nodes,
+        nodes: stats.nodes,
         ms: t.elapsed().as_secs_f64() * 1e3,
     })
 }
@@ -213,21 +259,22 @@ pub fn query_solver(
     new_solver(game, config, tables, StopBy::OwnFlag)
 }
 
-/// The answer of a search of `pos`, unless Ctrl-C or SIGTERM comes first
-/// or `limit` passes: a watchdog thread then raises the solver's stop flag
-/// and the unfinished search's values are dropped (an aborted search
-/// stores nothing in the transposition table, so later searches by the
-/// same solver stay exact). Shows progress on a terminal.
+/// The answer of a search of `pos` with `detail`, unless Ctrl-C or
+/// SIGTERM comes first or `limit` passes: a watchdog thread then raises
+/// the solver's stop flag and the unfinished search's values are dropped
+/// (an aborted search stores nothing in the transposition table, so later
+/// searches by the same solver stay exact). Shows progress on a terminal.
 pub fn search_within(
     solver: &Solver,
     pos: &Position,
+    detail: Detail,
     limit: Option<Duration>,
     label: &str,
     observer: &dyn Observer,
 ) -> Result<Answer, Stopped> {
     let Some(stop) = solver.stop_flag() else {
         // A solver watching the Ctrl-C flag itself: no time limit.
-        return analyse(solver, pos).map_err(|e| match e {
+        return analyse(solver, pos, detail).map_err(|e| match e {
             AnalysisError::Interrupted => Stopped::Interrupted,
             e => Stopped::Failed(e.to_string()),
         });
@@ -260,7 +307,7 @@ pub fn search_within(
         });
         let mut result = None;
         observer.search(label, &|| solver.stats().nodes, &mut || {
-            result = Some(analyse(solver, pos));
+            result = Some(analyse(solver, pos, detail));
         });
         // An observer that did not run the search stopped it.
         let result = result.unwrap_or(Err(AnalysisError::Interrupted));

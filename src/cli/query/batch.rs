@@ -38,6 +38,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
         rules: args.rules.rules(),
         budget: args.budget(),
         pv: args.pv,
+        value_only: args.value_only,
     };
     let b = answer_batch(input, || io::stdout().lock(), &config, &Stderr)?;
     progress::note(&format!(
