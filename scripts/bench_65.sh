@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Kalah(6,5) from the start, both rules, over endgame tables of a given
+# depth: one `kalah solve` each under /usr/bin/time -v, then a table of the
+# value, nodes, search seconds, wall seconds and peak resident memory
+# (the figures of docs/PERFORMANCE.md, "Search above the tables", and of
+# issue 14's goal: EC +12 in at most 60 s, STD +10 in at most 150 s, peak
+# at most 16 GiB).
+#
+#   scripts/bench_65.sh                  # 24-seed tables, both rules
+#   TABLE_SEEDS=26 RULES=ec scripts/bench_65.sh
+#   THREADS=2 TT_MB=4096 scripts/bench_65.sh
+#
+# The tables come from $KALAH_TABLES (else tables/) and must be there to
+# TABLE_SEEDS: the build is timed apart (`kalah build --pits 6 --max-seeds
+# K`, about 2 min for 24 seeds a rule), never inside these figures. A solve
+# takes minutes (6 to 15 over 24-seed tables on 2 cores); the machine's
+# other load shows in the wall time, not in the nodes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TABLE_SEEDS=${TABLE_SEEDS:-24}
+RULES=${RULES:-ec std}
+THREADS=${THREADS:-0}
+DIR=${KALAH_TABLES:-tables}
+extra=()
+if [[ -n ${TT_MB:-} ]]; then extra=(--tt-mb "$TT_MB"); fi
+cargo build --release -q
+BIN="${CARGO_TARGET_DIR:-target}/release/kalah"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+rows=()
+for rules in $RULES; do
+    flag=()
+    if [[ $rules == ec ]]; then flag=(--empty-capture); fi
+    # Every tier must be there already: no build inside the timing.
+    have=$("$BIN" tables --tables "$DIR" --json | tr '{' '\n' |
+        sed -nE "s/.*\"pits\":6,\"rules\":\"$rules\",.*\"complete_up_to\":([0-9]+).*/\1/p")
+    if [[ -z $have || $have -lt $TABLE_SEEDS ]]; then
+        echo "missing: $rules tables to $TABLE_SEEDS seeds in $DIR (complete to ${have:-none})" >&2
+        echo "build them first: $BIN build --pits 6 --max-seeds $TABLE_SEEDS --tables $DIR ${flag[*]}" >&2
+        exit 1
+    fi
+    out=$(/usr/bin/time -v -o "$log" "$BIN" solve --pits 6 --seeds 5 "${flag[@]}" \
+        --tables "$DIR" --table-seeds "$TABLE_SEEDS" --threads "$THREADS" "${extra[@]}" \
+        --json 2>/dev/null)
+    field() { sed -E "s/.*\"$1\":(-?[0-9.]+).*/\\1/" <<<"$out"; }
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
+        for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.1f", s}' "$log")
+    peak=$(awk -F': ' '/Maximum resident set size/ {printf "%.2f", $2 / 1048576}' "$log")
+    rows+=("| $rules | $TABLE_SEEDS | $(field value) | $(field nodes) | $(field solve_seconds) | $wall | $peak |")
+    echo "${rows[-1]}"
+done
+echo
+echo "| rules | table seeds | value | nodes | search s | wall s | peak GiB |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
