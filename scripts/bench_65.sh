@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kalah(6,5) from the start, both rules, over endgame tables of a given
+# Kalah(6,5) (or Kalah(6,SEEDS)) from the start, both rules, over endgame tables of a given
 # depth: one `kalah solve` each under /usr/bin/time -v, then a table of the
 # value, nodes, search seconds, wall seconds and peak resident memory
 # (the figures of docs/PERFORMANCE.md, "Search above the tables", and of
@@ -9,6 +9,7 @@
 #   scripts/bench_65.sh                  # 24-seed tables, both rules
 #   TABLE_SEEDS=26 RULES=ec scripts/bench_65.sh
 #   THREADS=2 TT_MB=4096 scripts/bench_65.sh
+#   SEEDS=4 TABLE_SEEDS=20 scripts/bench_65.sh   # Kalah(6,4): a check in seconds
 #
 # The tables come from $KALAH_TABLES (else tables/) and must be there to
 # TABLE_SEEDS: the build is timed apart (`kalah build --pits 6 --max-seeds
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/.."
 TABLE_SEEDS=${TABLE_SEEDS:-24}
 RULES=${RULES:-ec std}
 THREADS=${THREADS:-0}
+SEEDS=${SEEDS:-5}
 DIR=${KALAH_TABLES:-tables}
 extra=()
 if [[ -n ${TT_MB:-} ]]; then extra=(--tt-mb "$TT_MB"); fi
@@ -39,7 +41,7 @@ for rules in $RULES; do
         echo "build them first: $BIN build --pits 6 --max-seeds $TABLE_SEEDS --tables $DIR ${flag[*]}" >&2
         exit 1
     fi
-    out=$(/usr/bin/time -v -o "$log" "$BIN" solve --pits 6 --seeds 5 "${flag[@]}" \
+    out=$(/usr/bin/time -v -o "$log" "$BIN" solve --pits 6 --seeds "$SEEDS" "${flag[@]}" \
         --tables "$DIR" --table-seeds "$TABLE_SEEDS" --threads "$THREADS" "${extra[@]}" \
         --json 2>/dev/null)
     field() { sed -E "s/.*\"$1\":(-?[0-9.]+).*/\\1/" <<<"$out"; }
@@ -50,6 +52,7 @@ for rules in $RULES; do
     echo "${rows[-1]}"
 done
 echo
+echo "Kalah(6,$SEEDS)"
 echo "| rules | table seeds | value | nodes | search s | wall s | peak GiB |"
 echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

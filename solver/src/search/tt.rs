@@ -14,7 +14,9 @@
 //!
 //! # Layout and lock-free access
 //!
-//! Buckets of two slots, 32 bytes (two buckets a cache line). A slot is two
+//! Buckets of [`SLOTS`] slots, 64 bytes: one cache line, read by one
+//! memory access (a bucket starts at a multiple of 64 in the table's
+//! memory, which starts on a page). A slot is two
 //! `AtomicU64`s: `check = key ^ data` and `data`. A reader accepts a slot only
 //! when `check ^ data == key`, the data has its valid bit, and the data's
 //! 11-bit key hash agrees, so an entry torn by two threads writing at once
@@ -31,11 +33,12 @@
 //!
 //! # Replacement
 //!
-//! Slot 0 is work-preferred: it keeps the entry that cost the most nodes in
-//! the current generation and is replaced only by an entry of at least as
-//! much work, or by anything once its entry is from an older generation.
-//! Slot 1 takes everything else (always-replace). An entry for a key already
-//! present is merged into its own slot.
+//! An entry for a key already present is merged into its own slot. A new
+//! key always goes in, into the bucket's least valuable slot: an empty one,
+//! else one from an older generation (a finished search), else the one
+//! whose search took the fewest nodes. The entries that cost the most work
+//! of the current search thus stay, and each bucket still takes every new
+//! entry, as an always-replace slot would.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -129,10 +132,12 @@ fn generation_of(data: u64) -> u8 {
     (data >> 44) as u8
 }
 
-/// `[check0, data0, check1, data1]`: 32 bytes, at a multiple of 32 in the
-/// table's memory (an [`AnonArray`] starts on a page), so two buckets share
-/// a cache line and none straddles two.
-type Bucket = [AtomicU64; 4];
+/// Slots a bucket.
+pub const SLOTS: usize = 4;
+
+/// `[check0, data0, check1, data1, ..]`: 64 bytes, at a multiple of 64 in
+/// the table's memory (an [`AnonArray`] starts on a page): one cache line.
+type Bucket = [AtomicU64; 2 * SLOTS];
 
 /// A fixed-size, lock-free transposition table keyed by exact board keys.
 ///
@@ -172,9 +177,9 @@ impl TranspositionTable {
         self.memory.as_slice()
     }
 
-    /// Number of slots (two a bucket).
+    /// Number of slots ([`SLOTS`] a bucket).
     pub fn slots(&self) -> usize {
-        2 * self.memory.len()
+        SLOTS * self.memory.len()
     }
 
     /// Starts a new generation: older entries become replaceable in the
@@ -225,7 +230,9 @@ impl TranspositionTable {
     #[inline]
     pub fn load(&self, key: u64) -> Option<TtEntry> {
         let b = self.bucket(key);
-        (0..2).find_map(|s| Self::read_slot(b, s, key)).map(decode)
+        (0..SLOTS)
+            .find_map(|s| Self::read_slot(b, s, key))
+            .map(decode)
     }
 
     /// Records that the value of the board with key `key` is `bound`-bounded
@@ -247,7 +254,7 @@ impl TranspositionTable {
         };
         let generation = self.generation.load(Relaxed);
         let b = self.bucket(key);
-        for slot in 0..2 {
+        for slot in 0..SLOTS {
             if let Some(data) = Self::read_slot(b, slot, key) {
                 let old = decode(data);
                 let (lo, hi) = (old.lower.max(new.lower), old.upper.min(new.upper));
@@ -266,14 +273,20 @@ impl TranspositionTable {
                 return;
             }
         }
-        let data0 = b[1].load(Relaxed);
-        let old0 = decode(data0);
-        let data = encode(key, &new, generation);
-        if data0 & VALID == 0 || generation_of(data0) != generation || new.work >= old0.work {
-            Self::write_slot(b, 0, key, data);
-        } else {
-            Self::write_slot(b, 1, key, data);
-        }
+        // The least valuable slot: empty (-1), else from an older
+        // generation (its work), else from this one (256 + its work).
+        let value = |slot: usize| {
+            let data = b[2 * slot + 1].load(Relaxed);
+            if data & VALID == 0 {
+                -1
+            } else if generation_of(data) != generation {
+                i32::from(decode(data).work)
+            } else {
+                256 + i32::from(decode(data).work)
+            }
+        };
+        let victim = (1..SLOTS).fold(0, |v, s| if value(s) < value(v) { s } else { v });
+        Self::write_slot(b, victim, key, encode(key, &new, generation));
     }
 }
 
@@ -304,24 +317,30 @@ mod tests {
     fn a_one_bucket_table_keeps_the_most_work_and_the_latest() {
         // One bucket: every key collides, and a wrong key must never load.
         let tt = TranspositionTable::new(0).unwrap();
-        assert_eq!(tt.slots(), 2);
-        tt.store(1, 1, Bound::Exact, None, 20);
-        tt.store(2, 2, Bound::Exact, None, 5);
-        tt.store(3, 3, Bound::Exact, None, 6);
-        assert_eq!(
-            tt.load(1).map(|e| e.lower),
-            Some(1),
-            "work-preferred slot kept"
-        );
-        assert_eq!(tt.load(2), None, "always-replace slot overwritten");
-        assert_eq!(tt.load(3).map(|e| e.lower), Some(3));
-        for k in 4..1000 {
+        assert_eq!(tt.slots(), SLOTS);
+        assert_eq!(SLOTS, 4);
+        for (key, work) in [(1, 20), (2, 5), (3, 9), (4, 7)] {
+            tt.store(key, key as i32, Bound::Exact, None, work);
+        }
+        // Full: a new key replaces the least work (key 2), then the next.
+        tt.store(5, 5, Bound::Exact, None, 0);
+        assert_eq!(tt.load(2), None, "least work replaced");
+        tt.store(6, 6, Bound::Exact, None, 30);
+        assert_eq!(tt.load(5), None, "least work replaced, new or not");
+        for key in [1, 3, 4, 6] {
+            assert_eq!(tt.load(key).map(|e| e.lower), Some(key as i32));
+        }
+        for k in 7..1000 {
             assert_eq!(tt.load(k), None);
         }
-        // A new generation makes the heavy entry replaceable.
+        // A new generation makes the heavy entries replaceable, the one
+        // of least work first.
         tt.new_generation();
-        tt.store(4, -4, Bound::Lower, None, 0);
-        assert_eq!(tt.load(1), None);
-        assert_eq!(tt.load(4).map(|e| e.lower), Some(-4));
+        tt.store(7, -7, Bound::Lower, None, 0);
+        assert_eq!(tt.load(4), None);
+        assert_eq!(tt.load(7).map(|e| e.lower), Some(-7));
+        tt.store(8, 8, Bound::Exact, None, 0);
+        assert_eq!(tt.load(3), None);
+        assert_eq!(tt.load(6).map(|e| e.lower), Some(6));
     }
 }
