@@ -182,8 +182,8 @@ impl TranspositionTable {
         SLOTS * self.memory.len()
     }
 
-    /// Starts a new generation: older entries become replaceable in the
-    /// work-preferred slot (they stay readable).
+    /// Starts a new generation: older entries are replaced before any of
+    /// the new one, whatever their work (they stay readable).
     pub fn new_generation(&self) {
         self.generation.fetch_add(1, Relaxed);
     }
