@@ -106,7 +106,7 @@ fn value_only_gives_the_full_querys_value_without_the_moves() {
 }
 
 #[test]
-fn value_only_text_says_the_moves_were_not_solved() {
+fn value_only_text_says_the_moves_are_left_out() {
     let pos = "2 0 1 3 0 1 0 1 2 0 0 2 1 0 S";
     let out = kalah()
         .args([
@@ -123,7 +123,7 @@ fn value_only_text_says_the_moves_were_not_solved() {
         .expect("query");
     let text = ok(&out);
     assert!(text.contains("value: "), "{text}");
-    assert!(text.contains("moves: not solved (--value-only)"), "{text}");
+    assert!(text.contains("moves: left out (--value-only)"), "{text}");
     assert!(
         !text.contains("best:") && !text.contains("principal variation"),
         "{text}"

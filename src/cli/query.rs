@@ -161,7 +161,7 @@ fn print_answer(a: &Answer, rules: Rules) -> Result<(), CliError> {
         return Ok(());
     }
     if a.value_only {
-        outln!("moves: not solved (--value-only)")?;
+        outln!("moves: left out (--value-only)")?;
     } else {
         print_moves(a)?;
     }
