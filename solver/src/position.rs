@@ -207,12 +207,16 @@ fn display_count(text: &[u8], start: usize) -> Option<(usize, u32)> {
     };
     let mut v = digit(start)?;
     let mut i = start + 1;
-    if v != 0 {
+    // The leading zero is looked for only behind a second digit: a test
+    // of every count for zero would be a branch that goes either way
+    // (most houses of a position near its end are empty).
+    if let Some(d) = digit(i) {
+        if v == 0 {
+            return None;
+        }
+        (v, i) = (10 * v + d, i + 1);
         if let Some(d) = digit(i) {
             (v, i) = (10 * v + d, i + 1);
-            if let Some(d) = digit(i) {
-                (v, i) = (10 * v + d, i + 1);
-            }
         }
     }
     (text.get(i) == Some(&b' ') && v <= MAX_SEEDS as u32).then_some((i, v))
