@@ -193,11 +193,13 @@ fn the_server_serves_get_and_head_only_and_no_files() {
     }
     // A play: the engine's move, the next side.
     let played = conn
-        .get("/api/v1/play?position=1+1+1+0+S&house=2")
+        .get("/api/v1/play?position=1+1+0+1+1+0+S&house=2")
         .expect("play");
     assert_eq!(played.status, 200, "{}", played.text());
     let v: Value = serde_json::from_str(&played.text()).expect("JSON");
-    assert_eq!(v["position"], "1 0 2 0 N");
+    // The one seed of S2 lands in South's store: South moves again.
+    assert_eq!(v["position"], "1 0 1 1 1 0 S");
+    assert_eq!(v["extra_turn"], true);
     // A request head over the limit: 431.
     let huge = format!("/api/v1/query?position={}", "1+".repeat(20_000));
     let r = server.connect().get(&huge).expect("huge request");
