@@ -63,7 +63,10 @@ fn five_hundred_random_positions_answer_as_the_command_line_does() {
         ],
     );
     assert!(
-        server.banner.iter().any(|l| l.contains("6 houses, ec, up to 12 seeds")),
+        server
+            .banner
+            .iter()
+            .any(|l| l.contains("6 houses, ec, up to 12 seeds")),
         "{:?}",
         server.banner
     );
@@ -79,7 +82,13 @@ fn five_hundred_random_positions_answer_as_the_command_line_does() {
             1 => (6, 13 + rng.below(6) as u32),
             _ => (6, rng.below(13) as u32),
         };
-        let end = if i % 25 == 7 { "delayed" } else if i % 25 == 9 { "no-sweep" } else { "sweep" };
+        let end = if i % 25 == 7 {
+            "delayed"
+        } else if i % 25 == 9 {
+            "no-sweep"
+        } else {
+            "sweep"
+        };
         let seeds = if end == "sweep" { seeds } else { seeds.min(12) };
         let pos = random_position(&mut rng, pits, seeds, 10);
         let target = format!(
@@ -88,20 +97,30 @@ fn five_hundred_random_positions_answer_as_the_command_line_does() {
         );
         let r = conn.get(&target).expect("query");
         let cli = cli_query(&dir, &pos, rules, end);
-        assert!(cli.status.success(), "{pos}: {}", String::from_utf8_lossy(&cli.stderr));
+        assert!(
+            cli.status.success(),
+            "{pos}: {}",
+            String::from_utf8_lossy(&cli.stderr)
+        );
         assert_eq!(r.status, 200, "{pos} {rules} {end}: {}", r.text());
         assert_eq!(r.header("content-type"), Some("application/json"));
         let served = masked(&r.text());
         let mut expected = masked(String::from_utf8_lossy(&cli.stdout).trim());
         best_first(&mut expected);
-        assert_eq!(served, expected, "{pos} {rules} {end} (tables in {dir_arg})");
+        assert_eq!(
+            served, expected,
+            "{pos} {rules} {end} (tables in {dir_arg})"
+        );
         let values: Vec<i64> = served["moves"]
             .as_array()
             .expect("moves")
             .iter()
             .map(|m| m["value"].as_i64().expect("value"))
             .collect();
-        assert!(values.windows(2).all(|w| w[0] >= w[1]), "best first: {values:?}");
+        assert!(
+            values.windows(2).all(|w| w[0] >= w[1]),
+            "best first: {values:?}"
+        );
         *sources
             .entry(served["source"].as_str().expect("source").to_string())
             .or_insert(0) += 1;
@@ -113,10 +132,15 @@ fn five_hundred_random_positions_answer_as_the_command_line_does() {
     eprintln!("sources: {sources:?}");
 
     // /solve is the query of the start position.
-    let solved = conn.get("/api/v1/solve?pits=3&seeds=3&rules=ec").expect("solve");
+    let solved = conn
+        .get("/api/v1/solve?pits=3&seeds=3&rules=ec")
+        .expect("solve");
     assert_eq!(solved.status, 200, "{}", solved.text());
     let start = conn
-        .get(&format!("/api/v1/query?position={}&rules=ec", encode("3 3 3 0 3 3 3 0 S")))
+        .get(&format!(
+            "/api/v1/query?position={}&rules=ec",
+            encode("3 3 3 0 3 3 3 0 S")
+        ))
         .expect("query");
     assert_eq!(masked(&solved.text()), masked(&start.text()));
     drop(server);
@@ -149,13 +173,22 @@ fn bad_input_gets_400_with_the_command_line_message() {
         ("/api/v1/query", "missing parameter 'position'"),
         ("/api/v1/query?position=1+0+1+0+S&rules=x", "rules 'x'"),
         ("/api/v1/query?position=1+0+1+0+S&end=later", "end 'later'"),
-        ("/api/v1/query?position=1+0+1+0+S&pits=3", "unknown parameter 'pits'"),
-        ("/api/v1/query?position=1+0+1+0+S&position=1+0+1+0+N", "given twice"),
+        (
+            "/api/v1/query?position=1+0+1+0+S&pits=3",
+            "unknown parameter 'pits'",
+        ),
+        (
+            "/api/v1/query?position=1+0+1+0+S&position=1+0+1+0+N",
+            "given twice",
+        ),
         ("/api/v1/solve?pits=9&seeds=1", "9"),
         ("/api/v1/solve?pits=two&seeds=1", "pits 'two'"),
         ("/api/v1/solve?pits=2", "missing parameter 'seeds'"),
         ("/api/v1/play?position=1+0+1+0+S&house=2", "no house 2"),
-        ("/api/v1/play?position=0+1+0+1+1+0+S&house=1", "house 1 is empty"),
+        (
+            "/api/v1/play?position=0+1+0+1+1+0+S&house=1",
+            "house 1 is empty",
+        ),
     ] {
         let r = conn.get(target).expect("request");
         assert_eq!(r.status, 400, "{target}: {}", r.text());
@@ -183,11 +216,19 @@ fn the_server_serves_get_and_head_only_and_no_files() {
     assert_eq!(head.status, 200);
     // Any other method: 405, the connection still usable.
     for method in ["POST", "PUT", "DELETE", "OPTIONS", "PATCH"] {
-        let r = conn.request(method, "/api/v1/query?position=1+1+1+0+S").expect(method);
+        let r = conn
+            .request(method, "/api/v1/query?position=1+1+1+0+S")
+            .expect(method);
         assert_eq!(r.status, 405, "{method}");
     }
     // No path reaches the file system.
-    for target in ["/etc/passwd", "/../Cargo.toml", "/web/app.js", "/%2e%2e/Cargo.toml", "/api/v1/"] {
+    for target in [
+        "/etc/passwd",
+        "/../Cargo.toml",
+        "/web/app.js",
+        "/%2e%2e/Cargo.toml",
+        "/api/v1/",
+    ] {
         let r = conn.get(target).expect("get");
         assert_eq!(r.status, 404, "{target}");
     }

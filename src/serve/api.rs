@@ -153,7 +153,7 @@ async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
 /// The answer's JSON object, its moves best first (a stable sort: equal
 /// values stay in house order).
 pub fn answer_json(mut answer: Answer, slug: &str, note: Option<&str>) -> Vec<u8> {
-    answer.moves.sort_by(|a, b| b.value.cmp(&a.value));
+    answer.moves.sort_by_key(|m| std::cmp::Reverse(m.value));
     let mut out = Vec::with_capacity(512);
     answer.write(&mut out, slug, note);
     out
