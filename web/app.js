@@ -15,6 +15,7 @@ const state = {
   answer: null, // the query's answer for the position shown, or null
   auto: false, // playing the perfect game to the end
   seq: 0, // the latest render; older answers are dropped
+  pending: "", // a message for the next render (a bad position in the URL)
 };
 
 // The counts and side of a position's text (for drawing only).
@@ -31,6 +32,17 @@ function parse(text) {
     northStore: counts[2 * m + 1],
     side: side.toUpperCase(),
   };
+}
+
+// Where the page starts without a position in the URL: Kalah(6,3), whose
+// start a search answers within the server's default budget.
+const DEFAULT = "3 3 3 3 3 3 0 3 3 3 3 3 3 0 S";
+
+// Whether a position's text has the shape of one (drawn before the server
+// has checked it).
+function drawable(pos) {
+  const all = pos.south.concat(pos.north, [pos.southStore, pos.northStore]);
+  return Number.isInteger(pos.m) && pos.m >= 1 && pos.m <= 8 && all.every(Number.isInteger) && ["S", "N"].includes(pos.side);
 }
 
 function startPosition(m, n) {
@@ -170,7 +182,7 @@ async function render() {
   document.body.dataset.ready = "0";
   $("position").value = text;
   syncUrl();
-  draw(pos, null);
+  if (drawable(pos)) draw(pos, null);
   $("status").textContent = "Asking the server\u2026";
   $("pv").textContent = "";
   updateButtons();
@@ -181,7 +193,14 @@ async function render() {
     draw(pos, r.body);
     $("status").textContent = describe(pos, r.body);
     $("pv").textContent = r.body.pv ? `Perfect game: ${r.body.pv}` : "";
-    setMessage(r.body.note || "");
+    setMessage(r.body.note || state.pending);
+    state.pending = "";
+  } else if (r.status === 400 && state.history.length === 1) {
+    // A bad position in the URL: say why, and start from the default.
+    state.pending = r.body.error;
+    state.history = [DEFAULT];
+    render();
+    return;
   } else {
     $("status").textContent = r.status === 503 ? "No value: the server's search budget ran out." : "No value.";
     setMessage(r.body.error);
@@ -273,10 +292,12 @@ function init() {
   state.rules = q.get("rules") === "ec" ? "ec" : "std";
   state.end = ["sweep", "delayed", "no-sweep"].includes(q.get("end")) ? q.get("end") : "sweep";
   state.mode = ["S", "N"].includes(q.get("mode")) ? q.get("mode") : "analyse";
-  const start = q.get("position") || startPosition(6, 3);
+  const start = q.get("position") || DEFAULT;
   const pos = parse(start);
   fillSelect("pits", 1, 8, pos.m >= 1 && pos.m <= 8 ? pos.m : 6);
-  fillSelect("seeds", 1, 12, 3);
+  // A start position sets the seeds selector to its seeds.
+  const even = pos.south.concat(pos.north);
+  fillSelect("seeds", 1, 12, even.every((n) => n === even[0]) && even[0] >= 1 && even[0] <= 12 ? even[0] : 3);
   $("rules").value = state.rules;
   $("end").value = state.end;
   $("mode").value = state.mode;
