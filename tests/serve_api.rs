@@ -254,3 +254,31 @@ fn the_server_serves_get_and_head_only_and_no_files() {
     raw.read_exact(&mut buf).expect("read");
     assert_eq!(&buf, b"HTTP/1.1 413");
 }
+
+#[test]
+fn sigterm_stops_the_server_even_during_a_search() {
+    let dir = tables("stop", 6, 8, &[Rules::STANDARD]);
+    let mut server = Server::start(&dir, &["--time-limit", "600"]);
+    // A search of hours, stopped by the signal.
+    let addr = server.addr.clone();
+    let search = std::thread::spawn(move || {
+        serve_common::http::Conn::connect(&addr)
+            .and_then(|mut c| {
+                c.get(&format!(
+                    "/api/v1/query?position={}",
+                    encode("4 4 4 4 4 4 0 4 4 4 4 4 4 0 S")
+                ))
+            })
+            .map(|r| (r.status, r.text()))
+    });
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = server
+        .terminate(std::time::Duration::from_secs(10))
+        .expect("kalah serve exits within 10 s of SIGTERM");
+    assert!(status.success(), "{status:?}");
+    // The search's client gets the refusal or a closed connection, never a value.
+    if let Ok(Ok((code, body))) = search.join() {
+        assert_eq!(code, 503, "{body}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

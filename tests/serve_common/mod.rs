@@ -70,6 +70,24 @@ impl Server {
         }
     }
 
+    /// Sends it SIGTERM (as a service manager stops it) and waits at most
+    /// `patience` for it to exit; `None` if it did not.
+    pub fn terminate(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -TERM failed");
+        let deadline = std::time::Instant::now() + patience;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// A new connection to it.
     pub fn connect(&self) -> http::Conn {
         http::Conn::connect(&self.addr).expect("connect to kalah serve")
