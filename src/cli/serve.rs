@@ -12,8 +12,24 @@ use super::progress::Stderr;
 use crate::outln;
 use crate::serve::{self, Config};
 
+/// What `kalah serve --help` ends with: the routes.
+const ROUTES: &str = "Routes (GET or HEAD; JSON as in docs/json.md):
+  /                                          the page: the board, each move's value, play, undo
+  /api/v1/query?position=P&rules=std|ec&end=sweep|delayed|no-sweep
+                                             what `kalah query --json P` prints, moves best first
+  /api/v1/solve?pits=M&seeds=N&rules=&end=   the same for the start of Kalah(M,N)
+  /api/v1/play?position=P&house=H&rules=&end=
+                                             the position after playing house H
+Bad input: 400 with the command line's message. A search over --time-limit,
+or with every search worker busy: 503 with the reason.
+
+Example:
+  kalah serve --bind 127.0.0.1:8080 --tables tables
+  curl 'http://127.0.0.1:8080/api/v1/query?position=3+3+3+3+3+3+0+3+3+3+3+3+3+0+S'";
+
 /// Arguments of `kalah serve`.
 #[derive(Args, Debug)]
+#[command(after_help = ROUTES)]
 pub struct ServeArgs {
     /// The address and port to listen on. The default takes connections
     /// from this machine only; 0.0.0.0:8080 would take them from anywhere.
