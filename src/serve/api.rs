@@ -33,6 +33,8 @@ use serde::Serialize;
 
 use super::searches::Refusal;
 use super::{page, Server};
+// The command line's own parser of a position argument: a bad position
+// gets the same message here as there, by construction.
 use crate::cli::common::parse_position;
 use crate::service::answer::{write_json, Answer};
 use crate::service::position::{finished, from_tables};
@@ -152,7 +154,7 @@ async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
 
 /// The answer's JSON object, its moves best first (a stable sort: equal
 /// values stay in house order).
-pub fn answer_json(mut answer: Answer, slug: &str, note: Option<&str>) -> Vec<u8> {
+fn answer_json(mut answer: Answer, slug: &str, note: Option<&str>) -> Vec<u8> {
     answer.moves.sort_by_key(|m| std::cmp::Reverse(m.value));
     let mut out = Vec::with_capacity(512);
     answer.write(&mut out, slug, note);
