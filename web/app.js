@@ -118,7 +118,9 @@ function draw(pos, answer) {
       const g = el("g", { class: "house", "data-side": side, "data-house": h }, svg);
       const cls = ["pit"];
       if (mv) cls.push(outcome(mv.value));
-      if (mover && seeds[h - 1] > 0) {
+      // Against perfect play, the person moves their own side only.
+      const yours = state.mode === "analyse" || side === state.mode;
+      if (mover && yours && seeds[h - 1] > 0) {
         cls.push("playable");
         g.setAttribute("role", "button");
         g.setAttribute("tabindex", "0");

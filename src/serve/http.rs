@@ -48,6 +48,7 @@ pub async fn accept_until_stopped(listener: TcpListener, app: Router, observer: 
     let graceful = GracefulShutdown::new();
     accept(&listener, &app, &graceful, observer).await;
     drop(listener);
+    observer.note("stopping: finishing the requests being answered");
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(DRAIN) => {}
