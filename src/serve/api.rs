@@ -306,3 +306,44 @@ fn error(status: StatusCode, msg: &str) -> Response {
     write_json(&mut out, &Failure { error: msg });
     json(status, out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_decoded_checked_and_defaulted() {
+        let p = Params::parse(
+            Some("position=1+0+1+0+S&rules=ec"),
+            &["position", "rules", "end"],
+        )
+        .expect("good parameters");
+        assert_eq!(p.get("position"), Some("1 0 1 0 S"));
+        assert_eq!(p.rules(), Ok(Rules::EMPTY_CAPTURE));
+        let p = Params::parse(Some("end=no-sweep"), &["end", "rules"]).expect("good");
+        assert_eq!(
+            p.rules(),
+            Ok(Rules {
+                capture: CaptureRule::Standard,
+                end: EndRule::NoSweep
+            })
+        );
+        assert_eq!(
+            Params::parse(None, &["rules"]).map(|p| p.rules()),
+            Ok(Ok(Rules::STANDARD))
+        );
+        let typo = Params::parse(Some("postion=1"), &["position"]).err();
+        assert_eq!(
+            typo.as_deref(),
+            Some("unknown parameter 'postion': this request takes position")
+        );
+        let twice = Params::parse(Some("rules=std&rules=ec"), &["rules"]).err();
+        assert_eq!(twice.as_deref(), Some("parameter 'rules' given twice"));
+        let p = Params::parse(Some("rules=EC&house=%33"), &["rules", "house"]).expect("parsed");
+        assert!(p.rules().is_err_and(|e| e.starts_with("rules 'EC'")));
+        assert_eq!(p.number("house", "a house number"), Ok(3));
+        assert!(p
+            .number("seeds", "a number of seeds")
+            .is_err_and(|e| e.contains("missing parameter 'seeds'")));
+    }
+}
