@@ -144,62 +144,73 @@ fn the_page_plays_a_house_and_undoes_it() {
             server.addr,
             encode(POSITION)
         );
-        c.goto(&url).await.expect("load the page");
-        rendered(&c, 1).await;
-        let before = shown(&c).await;
-        assert!(before.0.len() >= 4, "values shown: {before:?}");
-        assert!(before.1.contains("Value +"), "{before:?}");
-
-        // Click South's first house that has seeds.
-        let house = c
-            .find(Locator::Css(r#"g.house[data-side="S"][role="button"]"#))
-            .await
-            .expect("a playable house");
-        let which = house.attr("data-house").await.expect("attr");
-        house.click().await.expect("click a house");
-        rendered(&c, 2).await;
-        let after = shown(&c).await;
-        assert_ne!(
-            after, before,
-            "the values did not change after playing house {which:?}"
-        );
-        let text = c
-            .find(Locator::Id("position"))
-            .await
-            .expect("position box")
-            .prop("value")
-            .await
-            .expect("its value");
-        assert_ne!(text.as_deref(), Some(POSITION));
-        assert!(
-            c.current_url()
-                .await
-                .expect("url")
-                .as_str()
-                .contains("position="),
-            "the position is kept in the URL"
-        );
-
-        c.find(Locator::Id("undo"))
-            .await
-            .expect("undo button")
-            .click()
-            .await
-            .expect("click undo");
-        rendered(&c, 3).await;
-        assert_eq!(shown(&c).await, before, "undo brings the first values back");
-
-        let png = c.screenshot().await.expect("screenshot");
-        assert!(
-            png.starts_with(b"\x89PNG") && png.len() > 10_000,
-            "{} bytes",
-            png.len()
-        );
-        std::fs::write(&shot, &png).expect("write the screenshot");
-        eprintln!("screenshot: {}", shot.display());
+        // The checks run as a task of their own, so that the session (and
+        // the browser) is closed even when one of them fails.
+        let outcome = tokio::spawn(play_and_undo(c.clone(), url, shot)).await;
         c.close().await.expect("close the session");
+        if let Err(failure) = outcome {
+            std::panic::resume_unwind(failure.into_panic());
+        }
     });
     drop(driver);
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Loads the page at `url`, plays a house, sees the values change, undoes,
+/// sees them come back, and saves a screenshot to `shot`.
+async fn play_and_undo(c: Client, url: String, shot: PathBuf) {
+    c.goto(&url).await.expect("load the page");
+    rendered(&c, 1).await;
+    let before = shown(&c).await;
+    assert!(before.0.len() >= 4, "values shown: {before:?}");
+    assert!(before.1.contains("Value +"), "{before:?}");
+
+    // Click South's first house that has seeds.
+    let house = c
+        .find(Locator::Css(r#"g.house[data-side="S"][role="button"]"#))
+        .await
+        .expect("a playable house");
+    let which = house.attr("data-house").await.expect("attr");
+    house.click().await.expect("click a house");
+    rendered(&c, 2).await;
+    let after = shown(&c).await;
+    assert_ne!(
+        after, before,
+        "the values did not change after playing house {which:?}"
+    );
+    let text = c
+        .find(Locator::Id("position"))
+        .await
+        .expect("position box")
+        .prop("value")
+        .await
+        .expect("its value");
+    assert_ne!(text.as_deref(), Some(POSITION));
+    assert!(
+        c.current_url()
+            .await
+            .expect("url")
+            .as_str()
+            .contains("position="),
+        "the position is kept in the URL"
+    );
+
+    c.find(Locator::Id("undo"))
+        .await
+        .expect("undo button")
+        .click()
+        .await
+        .expect("click undo");
+    rendered(&c, 3).await;
+    assert_eq!(shown(&c).await, before, "undo brings the first values back");
+
+    let png = c.screenshot().await.expect("screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    std::fs::write(&shot, &png).expect("write the screenshot");
+    eprintln!("screenshot: {}", shot.display());
 }
