@@ -35,7 +35,6 @@ use super::searches::Refusal;
 use super::{page, Server};
 // The command line's own parser of a position argument: a bad position
 // gets the same message here as there, by construction.
-use crate::cli::common::parse_position;
 use crate::service::answer::{write_json, Answer};
 use crate::service::position::{finished, from_tables};
 
@@ -222,7 +221,7 @@ impl Params {
                     .to_string(),
             );
         };
-        parse_position(&[text.to_string()]).map_err(|e| e.to_string())
+        crate::service::parse_position(text).map_err(|e| e.to_string())
     }
 
     /// `rules` (std or ec, default std) and `end` (sweep, delayed or
