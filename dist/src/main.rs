@@ -106,6 +106,12 @@ struct SimArgs {
     /// Seconds to hand out a unit and get its answer back.
     #[arg(long, default_value_t = 0.0001)]
     latency: f64,
+    /// Also predict a game this many times the recorded work (e.g. the
+    /// ratio of Kalah(6,6)'s nodes to Kalah(6,5)'s): its units assumed
+    /// like the recorded ones, that many times as many, so that on P
+    /// workers it keeps the efficiency the recorded run has on P / GROWTH.
+    #[arg(long)]
+    growth: Option<f64>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -207,8 +213,16 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
                 .into(),
         ));
     }
-    let result = if world.rank() == 0 {
-        coordinate_here(a, start, Some(&mut |_| Box::new(MpiEngine::new(&world))))
+    // Which process is which rank: for people (and the fault tests) who
+    // want to stop one.
+    let ranks = a.work.join("ranks");
+    let pid_file = ranks.join(format!("{}.pid", world.rank()));
+    let noted = std::fs::create_dir_all(&ranks)
+        .and_then(|()| std::fs::write(&pid_file, format!("{}\n", std::process::id())));
+    let result = if let Err(e) = noted {
+        Err(CliError::Input(format!("{}: {e}", pid_file.display())))
+    } else if world.rank() == 0 {
+        coordinate_here(a, start, Some(&mut || Box::new(MpiEngine::new(&world))))
     } else {
         tables_of(&a.game, false)
             .and_then(|t| {
@@ -229,9 +243,7 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     result
 }
 
-type EngineMaker<'m> = &'m mut dyn FnMut(
-    &kalah_dist::worker::UnitSolver,
-) -> Box<dyn kalah_dist::coordinator::Engine + 'm>;
+type EngineMaker<'m> = &'m mut dyn FnMut() -> Box<dyn kalah_dist::coordinator::Engine + 'm>;
 
 /// The coordinator: opens the work directory and the tables, runs the top
 /// tree over `engine` (the in-process one when `None`), prints the answer.
@@ -274,46 +286,41 @@ fn coordinate_here(
         );
     }
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
-    let tree = TopTree {
-        game: &game,
-        probe,
-        frontier,
-        start,
+    let mut engine: Box<dyn kalah_dist::coordinator::Engine + '_> = match engine {
+        Some(make) => make(),
+        None => {
+            let solver = UnitSolver::new(game.clone(), tables.clone(), a.tt_mb).map_err(failure)?;
+            Box::new(kalah_dist::local::LocalEngine::new(solver))
+        }
     };
+    let workers = engine.workers();
+    // Speculation only where workers would idle: never in this process.
+    let speculate = if a.local { 0 } else { workers };
+    let tree = TopTree::new(&game, probe, frontier, start, speculate);
     let settings = Settings {
         budget: a.unit_budget,
         progress_every: a.progress,
     };
-    let mut done = match engine {
-        Some(make) => {
-            let placeholder = UnitSolver::new(game.clone(), None, 1).map_err(failure)?;
-            let mut e = make(&placeholder);
-            coordinate(
-                &tree,
-                &identity,
-                &loaded.records,
-                &mut *e,
-                &mut dir,
-                settings,
-            )
-        }
-        None => {
-            let solver = UnitSolver::new(game.clone(), tables.clone(), a.tt_mb).map_err(failure)?;
-            let mut e = kalah_dist::local::LocalEngine::new(solver);
-            coordinate(
-                &tree,
-                &identity,
-                &loaded.records,
-                &mut e,
-                &mut dir,
-                settings,
-            )
-        }
-    }
+    let mut done = coordinate(
+        &tree,
+        &identity,
+        &loaded.records,
+        &mut *engine,
+        &mut dir,
+        settings,
+    )
     .map_err(failure)?;
     done.cancelled_units += loaded.cancelled.len() as u64;
     done.cancelled_nodes += loaded.cancelled.iter().map(|r| r.nodes).sum::<u64>();
-    print_answer(a, &game, start, &done, table_seeds, build_seconds, frontier)
+    print_answer(
+        a,
+        &game,
+        start,
+        &done,
+        (table_seeds, build_seconds),
+        workers,
+        frontier,
+    )
 }
 
 fn print_answer(
@@ -321,8 +328,8 @@ fn print_answer(
     game: &Game,
     start: Position,
     done: &Finished,
-    table_seeds: Option<u32>,
-    build_seconds: f64,
+    (table_seeds, build_seconds): (Option<u32>, f64),
+    workers: usize,
     frontier: u32,
 ) -> Result<(), CliError> {
     let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
@@ -333,14 +340,6 @@ fn print_answer(
             done.solved.value
         )));
     }
-    let workers = if a.local {
-        1
-    } else {
-        std::env::var("OMPI_COMM_WORLD_SIZE")
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-            .map_or(0, |n| n.saturating_sub(1))
-    };
     let j = report::json(
         game,
         a.game.seeds,
@@ -420,12 +419,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     let tables = tables_of(&spec, false)?;
     let dir = WorkDir::open(&a.work, &config).map_err(failure)?;
     let loaded = dir.load().map_err(failure)?;
-    let tree = TopTree {
-        game: &game,
-        probe: tables.as_ref().map(|t| &**t as &dyn Probe),
-        frontier: config.frontier,
-        start,
-    };
+    let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
     let answered: Vec<_> = loaded
         .records
         .iter()
@@ -442,6 +436,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     });
     let mut rows = Vec::new();
     for &p in &a.workers {
+        let tree = TopTree::new(&game, probe, config.frontier, start, p);
         let r = simulate(
             &tree,
             &config.identity,
@@ -460,6 +455,36 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         .find(|r| r.workers == 1)
         .map(|r| r.seconds)
         .unwrap_or(f64::NAN);
+    let efficiency = |r: &kalah_dist::sim::SimResult| t1 / (r.seconds * r.workers as f64);
+    // Efficiency on `p` workers, interpolated in log p between the
+    // simulated counts (1 below the smallest).
+    let efficiency_at = |p: f64| -> f64 {
+        let mut points: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| ((r.workers as f64).ln(), efficiency(r)))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let x = p.max(1.0).ln();
+        match points.iter().position(|&(px, _)| px >= x) {
+            Some(0) => points[0].1.min(1.0),
+            Some(i) => {
+                let (x0, y0) = points[i - 1];
+                let (x1, y1) = points[i];
+                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            }
+            None => points.last().map_or(1.0, |p| p.1),
+        }
+    };
+    let predicted: Vec<(usize, f64)> = match a.growth {
+        Some(g) => rows
+            .iter()
+            .map(|r| {
+                let p = r.workers as f64;
+                (r.workers, g * t1 / (p * efficiency_at(p / g)))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     if a.json {
         let j: Vec<_> = rows
             .iter()
@@ -478,6 +503,8 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             })
             .collect();
         let out = serde_json::json!({
+            "growth": a.growth,
+            "predicted_seconds": predicted,
             "work": a.work.display().to_string(),
             "rate": rate,
             "latency": a.latency,
@@ -510,6 +537,12 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             r.cancelled_units,
             r.longest_unit
         );
+    }
+    if let Some(g) = a.growth {
+        println!("a game {g} times the work (same unit sizes, {g} times as many units):");
+        for (p, s) in &predicted {
+            println!("{p:>8} workers {:>14.0} s = {:>10.2} days", s, s / 86400.0);
+        }
     }
     for r in &rows {
         let steps: Vec<String> = r

@@ -21,18 +21,21 @@
 //!    Values step by 2 when every seed ends in a store (the value has the
 //!    parity of the seeds on the board).
 //! 3. Each test is an AND/OR evaluation of the top tree in alpha-beta
-//!    order: a node expected to hold (a cut node) takes its children one
-//!    at a time in move order, the next only once the previous one failed;
-//!    a node expected to fail (an all node) takes all of its children at
-//!    once. A frontier board (`frontier` sowings from the root, or one
+//!    order, children best first by a shallow search: a node expected to
+//!    hold (a cut node) takes its children one at a time, the next only
+//!    once the previous one failed (its later children are speculation,
+//!    run only by workers with nothing needed to do, and stopped when
+//!    the first child holds); a node expected to fail (an all node) takes
+//!    all of its children at once. A frontier board (`frontier` sowings from the root, or one
 //!    whose unit was split) is a unit. Transpositions meet in [`Facts`] and
 //!    in the set of units needed, so each test is asked once.
-//! 4. A perfect game: from the root, the first child in move order whose
+//! 4. A perfect game: from the root, the first child in that order whose
 //!    value keeps the parent's value is played, until the game ends (tests
 //!    of the top tree again; most are already decided by the value's
 //!    proof, the rest are units).
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use kalah_solver::search::ordering::{Child, Children};
 use kalah_solver::search::PvMove;
@@ -78,7 +81,10 @@ pub struct Solved {
 /// What one replay found.
 #[derive(Debug)]
 pub struct Plan {
-    /// The units needed now, most urgent first, without repeats.
+    /// The units needed now, most urgent first, without repeats; after
+    /// those the test needs, speculative ones: the later children of cut
+    /// nodes still waiting on their first child (needed if that child
+    /// fails), for workers that would otherwise be idle.
     pub needed: Vec<UnitKey>,
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
@@ -118,6 +124,10 @@ pub struct TopTree<'a> {
     pub frontier: u32,
     /// The start of the game.
     pub start: Position,
+    /// At most this many speculative units (see [`Plan::needed`]); 0: none.
+    pub speculate: usize,
+    /// The move order of each top-tree board, computed once.
+    pub orders: RefCell<HashMap<Board, Vec<Child>>>,
 }
 
 /// One replay: a walk over the top tree that learns derived facts and
@@ -128,9 +138,31 @@ struct Pass<'a, 'f> {
     needed: Vec<UnitKey>,
     expect: Vec<bool>,
     seen: HashSet<UnitKey>,
+    /// Speculative units, with their expectations (repeats allowed).
+    spec: Vec<(UnitKey, bool)>,
+    /// Inside a speculative subtree.
+    speculating: u32,
 }
 
 impl<'a> TopTree<'a> {
+    /// The top tree of the game from `start`.
+    pub fn new(
+        game: &'a Game,
+        probe: Option<&'a dyn Probe>,
+        frontier: u32,
+        start: Position,
+        speculate: usize,
+    ) -> TopTree<'a> {
+        TopTree {
+            game,
+            probe,
+            frontier,
+            start,
+            speculate,
+            orders: RefCell::new(HashMap::new()),
+        }
+    }
+
     /// Replays the whole search against `facts` (taking in what it derives)
     /// and says which units it needs, or the answer.
     ///
@@ -143,15 +175,45 @@ impl<'a> TopTree<'a> {
             needed: Vec::new(),
             expect: Vec::new(),
             seen: HashSet::new(),
+            spec: Vec::new(),
+            speculating: 0,
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
+        for (key, expect) in std::mem::take(&mut pass.spec) {
+            if pass.seen.insert(key) {
+                pass.needed.push(key);
+                pass.expect.push(expect);
+            }
+        }
         Ok(Plan {
             needed: pass.needed,
             expect: pass.expect,
             root,
             solved,
         })
+    }
+
+    /// The children of a top-tree board, best first by a shallow search
+    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
+    fn order(&self, board: Board) -> Vec<Child> {
+        if let Some(kids) = self.orders.borrow().get(&board) {
+            return kids.clone();
+        }
+        let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
+            .as_slice()
+            .iter()
+            .map(|c| {
+                let g = c.sown.gain as i32;
+                let v = shallow(self.game, self.probe, c.sown.board, ORDER_DEPTH, -MAX, MAX);
+                (if c.sown.extra_turn { g + v } else { g - v }, *c)
+            })
+            .collect();
+        // Stable: equal scores keep the engine's order.
+        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        let kids: Vec<Child> = scored.into_iter().map(|(_, c)| c).collect();
+        self.orders.borrow_mut().insert(board, kids.clone());
+        kids
     }
 
     /// The value step: 2 when the value has the parity of the seeds on the
@@ -167,15 +229,25 @@ impl<'a> TopTree<'a> {
 
 impl Pass<'_, '_> {
     fn need(&mut self, key: UnitKey, expect: bool) {
-        if self.seen.insert(key) {
+        if self.speculating > 0 {
+            if self.spec.len() < self.tree.speculate {
+                self.spec.push((key, expect));
+            }
+        } else if self.seen.insert(key) {
             self.needed.push(key);
             self.expect.push(expect);
         }
     }
 
+    /// Where the lists of units stand, for [`Pass::unneed`].
+    fn mark(&self) -> (usize, usize) {
+        (self.needed.len(), self.spec.len())
+    }
+
     /// Forgets the units added since `mark`: the node they were for is
     /// decided without them.
-    fn unneed(&mut self, mark: usize) {
+    fn unneed(&mut self, (mark, spec): (usize, usize)) {
+        self.spec.truncate(spec);
         self.expect.truncate(mark);
         for key in self.needed.drain(mark..) {
             self.seen.remove(&key);
@@ -223,10 +295,13 @@ impl Pass<'_, '_> {
             self.need(UnitKey { board, beta }, expect);
             return Status::Pending;
         }
-        let mark = self.needed.len();
-        let kids = ordered(self.tree.game, board);
+        if self.speculating > 0 && self.spec.len() >= self.tree.speculate {
+            return Status::Pending;
+        }
+        let mark = self.mark();
+        let kids = self.tree.order(board);
         let mut pending = false;
-        for (i, c) in kids.as_slice().iter().enumerate() {
+        for (i, c) in kids.iter().enumerate() {
             match self.child(c, beta, depth, expect) {
                 Status::Known(true) => {
                     self.unneed(mark);
@@ -237,13 +312,19 @@ impl Pass<'_, '_> {
                 Status::Pending => {
                     pending = true;
                     if expect {
-                        // A cut node waits on this child; a later one that
-                        // is already known to hold decides it now.
-                        let later = &kids.as_slice()[i + 1..];
-                        if later
-                            .iter()
-                            .any(|c| self.child_quick(c, beta) == Some(true))
-                        {
+                        // A cut node waits on this child; the later ones
+                        // are speculation (and one already known to hold
+                        // decides the node now).
+                        self.speculating += 1;
+                        let mut holds = false;
+                        for c in &kids[i + 1..] {
+                            if self.child(c, beta, depth, expect) == Status::Known(true) {
+                                holds = true;
+                                break;
+                            }
+                        }
+                        self.speculating -= 1;
+                        if holds {
                             self.unneed(mark);
                             self.facts.learn(board, beta, true);
                             return Status::Known(true);
@@ -272,16 +353,6 @@ impl Pass<'_, '_> {
                 Status::Known(b) => Status::Known(!b),
                 Status::Pending => Status::Pending,
             }
-        }
-    }
-
-    /// [`Pass::child`] from what is known, without searching.
-    fn child_quick(&self, c: &Child, beta: i32) -> Option<bool> {
-        let g = c.sown.gain as i32;
-        if c.sown.extra_turn {
-            self.quick(c.sown.board, beta - g)
-        } else {
-            self.quick(c.sown.board, g - beta + 1).map(|b| !b)
         }
     }
 
@@ -401,9 +472,9 @@ impl Pass<'_, '_> {
         let mut pv = Vec::new();
         let mut depth = 0;
         while !pos.is_over(game.rules()) {
-            let kids = ordered(game, pos.board());
+            let kids = self.tree.order(pos.board());
             let mut chosen = None;
-            for c in kids.as_slice() {
+            for c in &kids {
                 // The child keeps the value: its own value is exactly what
                 // the parent's value leaves it (bounded above by it always).
                 let g = c.sown.gain as i32;
@@ -451,6 +522,9 @@ impl Pass<'_, '_> {
 
 /// Sowings of the shallow search that picks the first guess's path.
 const GUESS_DEPTH: u32 = 6;
+
+/// Sowings of the shallow search that orders the top tree's children.
+const ORDER_DEPTH: u32 = 4;
 
 /// Beyond every value (a board holds at most 255 seeds).
 const MAX: i32 = 1 << 10;

@@ -7,6 +7,7 @@
 //! cancelled.jsonl     one UnitRecord a line for each unit stopped because
 //!                     it became unnecessary (its verdict is meaningless;
 //!                     its nodes and seconds are the work wasted)
+//! ranks/<rank>.pid    the process id of each MPI rank of the latest run
 //! ```
 //!
 //! Every unit file is written to `<stem>.json.tmp` and renamed over its
