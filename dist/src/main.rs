@@ -227,7 +227,7 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
         tables_of(&a.game, false)
             .and_then(|t| {
                 UnitSolver::new(Game::new(a.game.pits, a.game.rules.rules()), t, a.tt_mb)
-                    .map_err(|e| failure(e))
+                    .map_err(failure)
             })
             .map(|s| world.serve(&s))
     };

@@ -210,7 +210,7 @@ impl<'a> TopTree<'a> {
             })
             .collect();
         // Stable: equal scores keep the engine's order.
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         let kids: Vec<Child> = scored.into_iter().map(|(_, c)| c).collect();
         self.orders.borrow_mut().insert(board, kids.clone());
         kids
