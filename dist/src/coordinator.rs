@@ -49,6 +49,12 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
+    /// Whether this engine runs `key`; `speculative` when the search does
+    /// not need it yet. A simulation runs no speculation the recorded run
+    /// has no answer for.
+    fn can_run(&self, _key: &UnitKey, _speculative: bool) -> bool {
+        true
+    }
 }
 
 /// How the coordinator runs.
@@ -215,8 +221,12 @@ pub fn coordinate(
             .needed
             .iter()
             .zip(&plan.expect)
-            .filter(|(k, _)| !running.contains(k));
-        for (w, (&key, &expect)) in idle.into_iter().zip(ready) {
+            .enumerate()
+            .filter(|&(i, (k, _))| !running.contains(k) && engine.can_run(k, i >= plan.required))
+            .map(|(_, (&k, &e))| (k, e))
+            .take(idle.len())
+            .collect::<Vec<_>>();
+        for (w, (key, expect)) in idle.into_iter().zip(ready) {
             let issue = Issue {
                 key,
                 seq,

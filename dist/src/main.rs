@@ -106,6 +106,10 @@ struct SimArgs {
     /// Seconds to hand out a unit and get its answer back.
     #[arg(long, default_value_t = 0.0001)]
     latency: f64,
+    /// Dispatch in waves, as Slurm job arrays would: each wave costs this
+    /// many seconds beyond its longest unit, and no unit is stopped.
+    #[arg(long, value_name = "SECONDS")]
+    waves: Option<f64>,
     /// Also predict a game this many times the recorded work (e.g. the
     /// ratio of Kalah(6,6)'s nodes to Kalah(6,5)'s): its units assumed
     /// like the recorded ones, that many times as many, so that on P
@@ -443,8 +447,11 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             &loaded.records,
             &loaded.cancelled,
             p,
-            rate,
-            a.latency,
+            kalah_dist::sim::Dispatch {
+                rate,
+                latency: a.latency,
+                waves: a.waves,
+            },
             config.budget,
         )
         .map_err(failure)?;
@@ -499,6 +506,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
                     "nodes": r.nodes,
                     "longest_unit_seconds": r.longest_unit,
                     "timeline": r.timeline,
+                    "guessed_units": r.guessed,
                 })
             })
             .collect();
@@ -508,6 +516,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             "work": a.work.display().to_string(),
             "rate": rate,
             "latency": a.latency,
+            "waves": a.waves,
             "recorded_units": loaded.records.len(),
             "recorded_nodes": loaded.records.iter().map(|r| r.nodes).sum::<u64>(),
             "runs": j,
@@ -516,25 +525,29 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         return Ok(());
     }
     println!(
-        "replay of {} ({} units recorded), {:.3e} nodes/s a worker, {} s dispatch latency",
+        "replay of {} ({} units recorded), {:.3e} nodes/s a worker, {}",
         a.work.display(),
         loaded.records.len(),
         rate,
-        a.latency
+        match a.waves {
+            Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
+            None => format!("one by one, {} s dispatch latency", a.latency),
+        }
     );
     println!(
-        "{:>8} {:>12} {:>9} {:>10} {:>8} {:>10} {:>14}",
-        "workers", "seconds", "speedup", "busy", "units", "cancelled", "longest unit s"
+        "{:>8} {:>12} {:>9} {:>10} {:>8} {:>10} {:>8} {:>14}",
+        "workers", "seconds", "speedup", "busy", "units", "cancelled", "guessed", "longest unit s"
     );
     for r in &rows {
         println!(
-            "{:>8} {:>12.2} {:>9.1} {:>9.0}% {:>8} {:>10} {:>14.3}",
+            "{:>8} {:>12.2} {:>9.1} {:>9.0}% {:>8} {:>10} {:>8} {:>14.3}",
             r.workers,
             r.seconds,
             t1 / r.seconds,
             100.0 * r.busy_seconds / (r.seconds * r.workers as f64),
             r.units,
             r.cancelled_units,
+            r.guessed,
             r.longest_unit
         );
     }

@@ -89,6 +89,9 @@ pub struct Plan {
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
     pub expect: Vec<bool>,
+    /// How many of [`Plan::needed`] (the first ones) the search needs; the
+    /// rest are speculation.
+    pub required: usize,
     pub root: RootState,
     /// The answer, once everything is known.
     pub solved: Option<Solved>,
@@ -180,6 +183,7 @@ impl<'a> TopTree<'a> {
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
+        let required = pass.needed.len();
         for (key, expect) in std::mem::take(&mut pass.spec) {
             if pass.seen.insert(key) {
                 pass.needed.push(key);
@@ -189,6 +193,7 @@ impl<'a> TopTree<'a> {
         Ok(Plan {
             needed: pass.needed,
             expect: pass.expect,
+            required,
             root,
             solved,
         })

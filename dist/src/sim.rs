@@ -11,13 +11,14 @@
 //! * a unit's cost is its recorded node count; it does not depend on which
 //!   worker runs it or what that worker ran before (the real workers keep
 //!   their transposition tables, so this is an approximation);
-//! * a unit the recorded run never answered (another schedule can ask for
-//!   one) costs its recorded partial cost when it was cancelled, else the
-//!   median cost of the recorded tests; its verdict is what the recorded
-//!   results imply about it, else what the top tree expected of it (the
-//!   recorded run decided its node another way, and the expected verdict
-//!   lets the simulation decide it the same way: the simulated run
-//!   computes no value, only times);
+//! * speculation is run only where the recorded run has its answer;
+//! * a needed unit the recorded run never answered (another schedule can
+//!   ask for one) costs its recorded partial cost when it was cancelled,
+//!   else the median cost of the recorded tests; its verdict is what the
+//!   recorded results imply about it, else (counted as `guessed`) what the
+//!   top tree expected of it: the recorded run decided its node another
+//!   way, and the expected verdict lets the simulation go on (it computes
+//!   no value, only times);
 //! * workers are identical and never fail.
 
 use std::collections::HashMap;
@@ -43,6 +44,9 @@ pub struct SimResult {
     pub longest_unit: f64,
     /// When each step of the root search was decided.
     pub timeline: Vec<(f64, String)>,
+    /// Needed units neither recorded nor implied by the records (their
+    /// verdict was the expected one).
+    pub guessed: u64,
 }
 
 struct Running {
@@ -54,6 +58,11 @@ struct Running {
 }
 
 struct SimEngine<'a> {
+    /// Waves (Slurm job arrays): the seconds a wave costs beyond its
+    /// longest unit; `None`: units dispatched one by one (MPI).
+    waves: Option<f64>,
+    /// Replies of a finished wave not yet handed to the coordinator.
+    delivered: std::collections::VecDeque<Reply>,
     answered: &'a HashMap<UnitKey, (Verdict, u64)>,
     partial: &'a HashMap<UnitKey, u64>,
     oracle: &'a Facts,
@@ -64,19 +73,23 @@ struct SimEngine<'a> {
     running: Vec<Option<Running>>,
     busy: f64,
     longest: f64,
+    guessed: u64,
 }
 
 impl SimEngine<'_> {
     /// The verdict and cost of `issue` in this simulation.
-    fn outcome(&self, issue: &Issue) -> (Verdict, u64) {
+    fn outcome(&mut self, issue: &Issue) -> (Verdict, u64) {
         let key = &issue.key;
         if let Some(&a) = self.answered.get(key) {
             return a;
         }
-        let holds = self
-            .oracle
-            .test(key.board, key.beta)
-            .unwrap_or(issue.expect);
+        let holds = match self.oracle.test(key.board, key.beta) {
+            Some(b) => b,
+            None => {
+                self.guessed += 1;
+                issue.expect
+            }
+        };
         let v = if holds {
             Verdict::AtLeast
         } else {
@@ -97,6 +110,12 @@ impl Engine for SimEngine<'_> {
         self.running.len()
     }
 
+    fn can_run(&self, key: &UnitKey, speculative: bool) -> bool {
+        !speculative
+            || self.answered.contains_key(key)
+            || self.oracle.test(key.board, key.beta).is_some()
+    }
+
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
         let (verdict, nodes) = self.outcome(issue);
         let seconds = nodes as f64 / self.rate;
@@ -112,6 +131,10 @@ impl Engine for SimEngine<'_> {
     }
 
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+        if self.waves.is_some() {
+            // An array task runs to its end.
+            return Ok(());
+        }
         let clock = self.clock;
         let (rate, latency) = (self.rate, self.latency);
         if let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) {
@@ -125,6 +148,40 @@ impl Engine for SimEngine<'_> {
     }
 
     fn wait(&mut self) -> Result<Reply, String> {
+        if let Some(overhead) = self.waves {
+            if let Some(r) = self.delivered.pop_front() {
+                return Ok(r);
+            }
+            // The wave: every unit started since the last one; all its
+            // answers come when its last unit ends.
+            let end = self
+                .running
+                .iter()
+                .flatten()
+                .map(|r| r.end)
+                .fold(f64::NAN, f64::max)
+                + overhead;
+            if end.is_nan() {
+                return Err("no simulated unit is running".into());
+            }
+            for (w, slot) in self.running.iter_mut().enumerate() {
+                if let Some(r) = slot.take() {
+                    self.busy += r.end - r.began;
+                    self.delivered.push_back(Reply {
+                        worker: w,
+                        seq: r.issue.seq,
+                        verdict: r.verdict,
+                        nodes: r.nodes,
+                        seconds: r.end - r.began,
+                    });
+                }
+            }
+            self.clock = self.clock.max(end);
+            return self
+                .delivered
+                .pop_front()
+                .ok_or_else(|| "empty wave".into());
+        }
         let (w, _) = self
             .running
             .iter()
@@ -153,21 +210,31 @@ impl Engine for SimEngine<'_> {
     }
 }
 
+/// How simulated units reach the workers.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch {
+    /// Nodes a second of one worker.
+    pub rate: f64,
+    /// Seconds to hand out a unit and get its answer back.
+    pub latency: f64,
+    /// `Some(s)`: in waves (Slurm job arrays), each costing `s` seconds
+    /// more than its longest unit, no unit stopped; `None`: one by one
+    /// with cancellation (MPI).
+    pub waves: Option<f64>,
+}
+
 /// Replays the run recorded in `records` (answered units) and `cancelled`
-/// on `workers` simulated workers at `rate` nodes a second each, with
-/// `latency` seconds to hand out a unit.
+/// on `workers` simulated workers, dispatched as `dispatch` says.
 ///
 /// # Errors
 /// A simulation that cannot proceed (see the module's assumptions).
-#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     tree: &TopTree<'_>,
     identity: &RunIdentity,
     records: &[UnitRecord],
     cancelled: &[UnitRecord],
     workers: usize,
-    rate: f64,
-    latency: f64,
+    dispatch: Dispatch,
     budget: u64,
 ) -> Result<SimResult, String> {
     let mut answered = HashMap::new();
@@ -193,16 +260,19 @@ pub fn simulate(
         *e = r.nodes.max(*e);
     }
     let mut engine = SimEngine {
+        waves: dispatch.waves,
+        delivered: Default::default(),
         answered: &answered,
         partial: &partial,
         oracle: &oracle,
         fallback_nodes,
-        rate,
-        latency,
+        rate: dispatch.rate,
+        latency: dispatch.latency,
         clock: 0.0,
         running: (0..workers).map(|_| None).collect(),
         busy: 0.0,
         longest: 0.0,
+        guessed: 0,
     };
     let done = coordinate(
         tree,
@@ -224,5 +294,6 @@ pub fn simulate(
         nodes: done.total_nodes(),
         longest_unit: engine.longest,
         timeline: done.timeline,
+        guessed: engine.guessed,
     })
 }
