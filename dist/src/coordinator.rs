@@ -7,6 +7,8 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use serde::Serialize;
+
 use crate::facts::Facts;
 use crate::plan::{RootState, Solved, TopTree};
 use crate::store::WorkDir;
@@ -70,6 +72,19 @@ pub struct Settings {
 #[derive(Clone, Debug)]
 pub struct Finished {
     pub solved: Solved,
+    pub counts: UnitCounts,
+    /// Seconds from the first issue to the answer (engine time).
+    pub seconds: f64,
+    /// The root's first guess and tests.
+    pub root: RootState,
+    /// When each step of the root search was decided (engine seconds since
+    /// the start): the guess, each test, the value, the perfect game.
+    pub timeline: Vec<(f64, String)>,
+}
+
+/// The units of a run and their nodes.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct UnitCounts {
     /// Units answered (this run and the earlier ones it resumed), split
     /// ones included.
     pub units: u64,
@@ -84,16 +99,9 @@ pub struct Finished {
     pub cancelled_nodes: u64,
     /// Units answered by this run (the others came from the work directory).
     pub units_this_run: u64,
-    /// Seconds from the first issue to the answer (engine time).
-    pub seconds: f64,
-    /// The root's first guess and tests.
-    pub root: RootState,
-    /// When each step of the root search was decided (engine seconds since
-    /// the start): the guess, each test, the value, the perfect game.
-    pub timeline: Vec<(f64, String)>,
 }
 
-impl Finished {
+impl UnitCounts {
     /// Every node the workers searched.
     pub fn total_nodes(&self) -> u64 {
         self.unit_nodes + self.cancelled_nodes
@@ -157,13 +165,7 @@ pub fn coordinate(
             value: 0,
             pv: Vec::new(),
         },
-        units: 0,
-        unit_nodes: 0,
-        split_units: 0,
-        split_nodes: 0,
-        cancelled_units: 0,
-        cancelled_nodes: 0,
-        units_this_run: 0,
+        counts: UnitCounts::default(),
         seconds: 0.0,
         root: RootState::default(),
         timeline: Vec::new(),
@@ -239,7 +241,7 @@ pub fn coordinate(
                 key,
                 seq: issue.seq,
                 issued_at: engine.now(),
-                issued_after: done.units,
+                issued_after: done.counts.units,
                 cancelled: false,
             });
         }
@@ -261,8 +263,8 @@ pub fn coordinate(
             let busy = flight.iter().flatten().count();
             eprintln!(
                 "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}",
-                done.units,
-                done.units_this_run,
+                done.counts.units,
+                done.counts.units_this_run,
                 busy,
                 plan.needed.len().saturating_sub(busy),
                 root_text(&plan.root)
@@ -295,11 +297,11 @@ fn root_text(r: &RootState) -> String {
 }
 
 fn count(done: &mut Finished, r: &UnitRecord) {
-    done.units += 1;
-    done.unit_nodes += r.nodes;
+    done.counts.units += 1;
+    done.counts.unit_nodes += r.nodes;
     if r.verdict == Verdict::Split {
-        done.split_units += 1;
-        done.split_nodes += r.nodes;
+        done.counts.split_units += 1;
+        done.counts.split_nodes += r.nodes;
     }
 }
 
@@ -342,13 +344,13 @@ fn take(
         Some(v) => {
             sink.answered(&f.key, &record)?;
             count(done, &record);
-            done.units_this_run += 1;
+            done.counts.units_this_run += 1;
             Ok(Some((f.key, v)))
         }
         None => {
             sink.cancelled(&record)?;
-            done.cancelled_units += 1;
-            done.cancelled_nodes += reply.nodes;
+            done.counts.cancelled_units += 1;
+            done.counts.cancelled_nodes += reply.nodes;
             Ok(None)
         }
     }

@@ -314,8 +314,8 @@ fn coordinate_here(
         settings,
     )
     .map_err(failure)?;
-    done.cancelled_units += loaded.cancelled.len() as u64;
-    done.cancelled_nodes += loaded.cancelled.iter().map(|r| r.nodes).sum::<u64>();
+    done.counts.cancelled_units += loaded.cancelled.len() as u64;
+    done.counts.cancelled_nodes += loaded.cancelled.iter().map(|r| r.nodes).sum::<u64>();
     print_answer(
         a,
         &game,
@@ -371,11 +371,11 @@ fn print_answer(
     println!("principal variation: {}", j.pv);
     println!(
         "units: {} answered ({} this run, {} split), {} cancelled",
-        j.units, j.units_this_run, j.split_units, j.cancelled_units
+        j.counts.units, j.counts.units_this_run, j.counts.split_units, j.counts.cancelled_units
     );
     println!(
         "nodes: {} ({} in answered units, {} in split ones, {} in cancelled ones)",
-        j.nodes, j.unit_nodes, j.split_nodes, j.cancelled_nodes
+        j.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
     );
     println!(
         "root: first guess {}, tests {}",
@@ -597,19 +597,16 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
         board: kalah_solver::Board::EMPTY,
         beta: 0,
     };
+    let issue = |seq| Issue {
+        key,
+        seq,
+        budget: 0,
+        expect: true,
+    };
     let mut seq = 0;
     let t0 = std::time::Instant::now();
     for worker in 0..w {
-        e.start(
-            worker,
-            &Issue {
-                key,
-                seq,
-                budget: 0,
-                expect: true,
-            },
-        )
-        .map_err(failure)?;
+        e.start(worker, &issue(seq)).map_err(failure)?;
         seq += 1;
     }
     let mut answered = 0;
@@ -617,16 +614,7 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
         let r = e.wait().map_err(failure)?;
         answered += 1;
         if seq < a.units {
-            e.start(
-                r.worker,
-                &Issue {
-                    key,
-                    seq,
-                    budget: 0,
-                    expect: true,
-                },
-            )
-            .map_err(failure)?;
+            e.start(r.worker, &issue(seq)).map_err(failure)?;
             seq += 1;
         }
     }

@@ -5,7 +5,7 @@ use kalah::service::answer::{round3, Outcome};
 use kalah_solver::{Game, Position, Side};
 use serde::Serialize;
 
-use crate::coordinator::Finished;
+use crate::coordinator::{Finished, UnitCounts};
 
 /// `kalah solve --json`'s fields, then the distributed run's.
 #[derive(Serialize, Debug)]
@@ -27,17 +27,8 @@ pub struct SolvedJson {
     pub solve_seconds: f64,
     /// Worker processes.
     pub threads: usize,
-    /// Units answered (split ones included), over this run and the ones it
-    /// resumed.
-    pub units: u64,
-    /// The sum of their nodes.
-    pub unit_nodes: u64,
-    pub split_units: u64,
-    pub split_nodes: u64,
-    pub cancelled_units: u64,
-    pub cancelled_nodes: u64,
-    /// Units this run answered (the rest came from the work directory).
-    pub units_this_run: u64,
+    #[serde(flatten)]
+    pub counts: UnitCounts,
     /// Sowings from the start to the frontier.
     pub frontier: u32,
     /// The root's first guess (value for South) and its tests in order:
@@ -79,7 +70,7 @@ pub fn json(
     work: &str,
 ) -> SolvedJson {
     let line = kalah_solver::query::pv_line(&done.solved.pv);
-    let nodes = done.total_nodes();
+    let nodes = done.counts.total_nodes();
     let rate = if done.seconds > 0.0 {
         nodes as f64 / done.seconds
     } else {
@@ -100,13 +91,7 @@ pub fn json(
         build_seconds: round3(build_seconds),
         solve_seconds: round3(done.seconds),
         threads: workers,
-        units: done.units,
-        unit_nodes: done.unit_nodes,
-        split_units: done.split_units,
-        split_nodes: done.split_nodes,
-        cancelled_units: done.cancelled_units,
-        cancelled_nodes: done.cancelled_nodes,
-        units_this_run: done.units_this_run,
+        counts: done.counts,
         frontier,
         guess: done.root.guess,
         root_tests: done

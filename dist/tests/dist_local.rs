@@ -88,7 +88,10 @@ fn values_and_perfect_games_match_the_solver() {
             done.solved.value,
             "{name}: the perfect game"
         );
-        assert!(done.units > 0, "{name}: the frontier is below the start");
+        assert!(
+            done.counts.units > 0,
+            "{name}: the frontier is below the start"
+        );
     }
 }
 
@@ -101,10 +104,10 @@ fn a_stopped_run_resumes_from_its_records() {
     let tree = TopTree::new(&game, None, 4, start, 0);
     let id = identity(pits, rules);
     let whole = coordinate(&tree, &id, &[], &mut local(&game), &mut Discard, SETTINGS).unwrap();
-    assert!(whole.units > 10);
+    assert!(whole.counts.units > 10);
     let mut first = Memory {
         records: Vec::new(),
-        limit: whole.units as usize / 2,
+        limit: whole.counts.units as usize / 2,
     };
     let e = coordinate(&tree, &id, &[], &mut local(&game), &mut first, SETTINGS);
     assert_eq!(e.unwrap_err(), "killed");
@@ -122,10 +125,10 @@ fn a_stopped_run_resumes_from_its_records() {
     )
     .unwrap();
     assert_eq!(resumed.solved, whole.solved);
-    assert_eq!(resumed.units, whole.units);
+    assert_eq!(resumed.counts.units, whole.counts.units);
     assert_eq!(
-        resumed.units_this_run,
-        whole.units - first.records.len() as u64,
+        resumed.counts.units_this_run,
+        whole.counts.units - first.records.len() as u64,
         "only the units never answered are asked again"
     );
     let before: std::collections::HashSet<_> =
