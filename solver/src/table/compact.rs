@@ -383,7 +383,7 @@ fn select64(w: u64, r: u32) -> u32 {
     // Byte j: the set bits of bytes 0..=j (at most 64: no carry).
     let running = s.wrapping_mul(ONES);
     // High bit of byte j set where running_j <= r: the bytes before the one.
-    let j = (((r as u64 * ONES) | HIGH) - running & HIGH).count_ones();
+    let j = ((((r as u64 * ONES) | HIGH) - running) & HIGH).count_ones();
     let before = ((running << 8) >> (8 * j)) as u8 as u32;
     let byte = (w >> (8 * j)) as u8;
     8 * j + SELECT_IN_BYTE[byte as usize][((r - before) & 7) as usize] as u32

@@ -67,8 +67,8 @@ mod error;
 mod ranker;
 
 pub use build::{
-    build_tables, lock_path, tables_bytes, try_lock_build, BuildConfig, BuildReport, Progress,
-    TierStats,
+    build_memory_bytes, build_tables, lock_path, near_tiers, tables_bytes, try_lock_build,
+    BuildConfig, BuildReport, Progress, TierStats,
 };
 pub use error::TableError;
 pub use format::{file_name, Check};

@@ -10,18 +10,29 @@
 //!   memory asking for huge pages: read and written at random, see
 //!   [`crate::platform::AnonArray`]); then, while it is encoded, its file
 //!   image (about 0.45 bytes a board);
-//! * tier `k - 1`, one byte a board: most children below a tier are one
-//!   tier down (a move that drops one seed in the store);
-//! * every tier `0..k`, as its file image (encoded: about 0.45 bytes a
+//! * tiers `k - 1`, `k - 2`, `k - 3` ([`NEAR`] tiers; fewer, down to
+//!   none, where that would pass three quarters of the machine's memory:
+//!   [`near_tiers`]), one byte a board: most children below a tier are
+//!   one tier down (a move that drops one seed in the store), and most
+//!   captures take a few seeds;
+//! * every tier `0..k`, as its file image (encoded: under half a byte a
 //!   board, see [`super::compact`]), copied into huge-page memory; the
-//!   children of captures and of laps round the board are read from these
-//!   by decoding one value ([`super::compact::Compact::get`]).
+//!   children further down (captures of many seeds, laps round the board)
+//!   are read from these by decoding one value
+//!   ([`super::compact::Compact::get`]), their bytes prefetched a batch
+//!   ahead.
 //!
-//! So tier `k` needs about `size(k) + size(k - 1)` bytes plus the encoded
-//! tables below it, not the sum of all one-byte tiers:
-//! [`build_memory_bytes`] is that figure at the top tier. Tiers kept from
-//! an earlier run are checked and copied in from their files (and the one
-//! below the first tier built is decoded to one byte a board).
+//! So tier `k` needs about `size(k) + size(k-1) + size(k-2) + size(k-3)`
+//! bytes plus the encoded tables below it ([`build_memory_bytes`] at the
+//! top tier). The tiers grow by a factor of about 1.4 a seed (6 houses,
+//! near 28 seeds), so the top four tiers are most of the one-byte total:
+//! the three near tiers buy speed with memory, and are dropped when memory
+//! is short. With none, tier `k` needs `size(k)` plus the encoded tables:
+//! 6 houses, 28 seeds: about 4.3 GB against 5.6 GB for every tier at one
+//! byte; 34 seeds (the depth of the published Kalah(6,6) solution): about
+//! 30 GB against 39 GB. Tiers kept from an earlier run are checked and
+//! copied in from their files (and the near tiers below the first tier
+//! built are decoded to one byte a board).
 //!
 //! The file of each tier is written by a thread of its own while the next
 //! tier is solved (a stop or an error waits for it, so every tier before
@@ -62,7 +73,9 @@ pub const UNKNOWN: i8 = i8::MIN;
 
 /// Tiers below the one being built kept at one byte a board (the others
 /// are read encoded): tier `k - 1` holds the children of moves that drop
-/// one seed in the store, tier `k - 2` those of most captures.
+/// one seed in the store, tiers `k - 2` and `k - 3` those of most
+/// captures. Each tier more costs its size in memory and saves decoding
+/// (docs/PERFORMANCE.md, "Compact tables").
 const NEAR: usize = 3;
 
 /// What to build.
@@ -144,15 +157,29 @@ pub fn tables_bytes(pits: usize, max_seeds: u32) -> u128 {
 }
 
 /// About the memory a build of tiers `0..=max_seeds` needs at its peak, the
-/// top tier (see the module documentation): that tier and the one below at
-/// one byte a board, every tier below it encoded, and its own encoding.
-pub fn build_memory_bytes(pits: usize, max_seeds: u32) -> u128 {
+/// top tier (see the module documentation), keeping `near` tiers below the
+/// one built at one byte a board: those tiers and the top one at one byte
+/// a board, every tier encoded (its own included).
+pub fn build_memory_bytes(pits: usize, max_seeds: u32, near: usize) -> u128 {
     let index = Index::new(pits);
-    let below = max_seeds.checked_sub(1).map_or(0, |k| index.tier_size(k));
-    index
-        .tier_size(max_seeds)
-        .saturating_add(below)
-        .saturating_add(tables_bytes(pits, max_seeds))
+    (max_seeds.saturating_sub(near as u32)..=max_seeds)
+        .map(|k| index.tier_size(k))
+        .fold(tables_bytes(pits, max_seeds), u128::saturating_add)
+}
+
+/// How many tiers below the one being built a build of `0..=max_seeds`
+/// keeps at one byte a board: [`NEAR`], or fewer where its peak
+/// ([`build_memory_bytes`]) would pass three quarters of `memory` (the
+/// machine's, when known). Fewer tiers cost time (more children decoded),
+/// not correctness: the files are the same.
+pub fn near_tiers(pits: usize, max_seeds: u32, memory: Option<u64>) -> usize {
+    let Some(memory) = memory else {
+        return NEAR;
+    };
+    (0..=NEAR)
+        .rev()
+        .find(|&n| build_memory_bytes(pits, max_seeds, n) <= memory as u128 / 4 * 3)
+        .unwrap_or(0)
 }
 
 /// No progress reports.
@@ -216,6 +243,7 @@ pub fn build_tables(
     // `near[i]`: tier k - 1 - i at one byte a board, for the NEAR tiers
     // below the one being built (empty until needed after kept tiers).
     let mut near: Vec<TierValues> = Vec::new();
+    let keep_near = near_tiers(pits, max_seeds, platform::physical_memory());
     // The file of the tier solved last, written while the next is solved.
     let mut writing = Writing(None);
     let mut report = BuildReport {
@@ -268,23 +296,18 @@ pub fn build_tables(
                 progress.tier_started(k, size);
                 // The tiers below that were kept: decoded once to one
                 // byte a board.
-                while near.len() < (k as usize).min(NEAR) {
+                while near.len() < (k as usize).min(keep_near) {
                     let t = k as usize - 1 - near.len();
                     near.push(decode_tier(&pool, &lower[t])?);
                 }
                 let near_cells: Vec<&[AtomicI8]> = near.iter().map(|t| t.as_slice()).collect();
                 let deep: Vec<Compact> = lower.iter().map(|t| t.compact()).collect();
+                let below = tier::Below {
+                    near: &near_cells,
+                    deep: &deep,
+                };
                 let values = pool.install(|| {
-                    tier::solve_tier(
-                        &game,
-                        &ranker,
-                        &index,
-                        k,
-                        &near_cells,
-                        &deep,
-                        progress,
-                        stop,
-                    )
+                    tier::solve_tier(&game, &ranker, &index, k, &below, progress, stop)
                 });
                 let values = match values {
                     Some(Ok(v)) => v,
@@ -314,7 +337,7 @@ pub fn build_tables(
                 );
                 report.built_boards += size;
                 near.insert(0, values);
-                near.truncate(NEAR);
+                near.truncate(keep_near);
                 table
             }
         };
@@ -400,5 +423,33 @@ impl Drop for Writing {
         if let Some(w) = self.0.take() {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_tiers_fit_the_memory() {
+        let gib = 1u64 << 30;
+        // 6 houses, 28 seeds: every near tier fits in 24 GiB (3/4: 18 GiB).
+        assert_eq!(near_tiers(6, 28, Some(24 * gib)), NEAR);
+        assert_eq!(near_tiers(6, 28, None), NEAR);
+        for memory in [4 * gib, 6 * gib, 8 * gib] {
+            let n = near_tiers(6, 28, Some(memory));
+            assert!(n < NEAR, "{memory}: {n}");
+            assert!(n == 0 || build_memory_bytes(6, 28, n) <= memory as u128 / 4 * 3);
+            if n < NEAR {
+                assert!(build_memory_bytes(6, 28, n + 1) > memory as u128 / 4 * 3);
+            }
+        }
+        assert_eq!(near_tiers(6, 28, Some(1)), 0);
+        // Each near tier costs its tier's size.
+        let index = Index::new(6);
+        assert_eq!(
+            build_memory_bytes(6, 28, 1) - build_memory_bytes(6, 28, 0),
+            index.tier_size(27)
+        );
     }
 }

@@ -51,14 +51,21 @@ struct TierSolver<'a, const M: usize> {
     cur: &'a [AtomicI8],
 }
 
+/// The tiers below the one being solved.
+pub(super) struct Below<'a> {
+    /// `near[i]`: tier `k - 1 - i`, one byte a board.
+    pub near: &'a [&'a [AtomicI8]],
+    /// `deep[t]`: every tier `t < k`, encoded.
+    pub deep: &'a [Compact<'a>],
+}
+
 /// All values of tier `k`, or `None` if stopped.
 pub(super) fn solve_tier(
     game: &Game,
     ranker: &Ranker,
     index: &Index,
     k: u32,
-    near: &[&[AtomicI8]],
-    deep: &[Compact],
+    below: &Below,
     progress: &dyn Progress,
     stop: &AtomicBool,
 ) -> Option<std::io::Result<TierValues>> {
@@ -81,9 +88,9 @@ pub(super) fn solve_tier(
                 game,
                 ranker,
                 tier: k,
-                prev: near.first().copied().unwrap_or(&[]),
-                near,
-                deep,
+                prev: below.near.first().copied().unwrap_or(&[]),
+                near: below.near,
+                deep: below.deep,
                 cur,
             }
             .solve_all(progress, stop)
