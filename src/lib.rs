@@ -16,4 +16,5 @@ pub mod cli;
 pub mod interrupt;
 pub mod published;
 pub mod report;
+pub mod serve;
 pub mod service;

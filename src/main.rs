@@ -8,6 +8,7 @@ use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::reproduce::{self, ReproduceArgs};
+use kalah::cli::serve::{self, ServeArgs};
 use kalah::cli::solve::{self, SolveArgs};
 use kalah::cli::table_dir::{self, TablesArgs};
 use kalah::cli::tables::{self, BuildArgs, VerifyArgs};
@@ -27,6 +28,7 @@ const EXAMPLES: &str = "Examples:
   kalah play --pits 4 --seeds 3 --hints                play against perfect play
   kalah build --pits 6 --max-seeds 22                  endgame tables to 22 seeds (see kalah tables)
   kalah reproduce                                      the published results, side by side
+  kalah serve                                          a web page and JSON API on 127.0.0.1:8080
   kalah play-line --idu --empty-capture 25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3";
 
 #[derive(Parser, Debug)]
@@ -64,6 +66,9 @@ enum Command {
     /// Where the endgame tables are, what is there and how big; `clean`
     /// removes them.
     Tables(TablesArgs),
+    /// Serve the tables over HTTP: a JSON API and a web page to explore
+    /// any position (127.0.0.1:8080 unless told otherwise).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
         Command::Build(a) => tables::build_command(a),
         Command::Verify(a) => tables::verify_command(a),
         Command::Tables(a) => table_dir::tables_command(a),
+        Command::Serve(a) => serve::serve(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

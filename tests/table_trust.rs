@@ -122,7 +122,10 @@ fn solve_values(text: &str) -> String {
 }
 
 /// Where in the tier files the values that a query of `positions` reads
-/// lie: (tier, byte offset) of each position's board and of its children.
+/// are found: (tier, byte offset) of a byte of the index entry of each
+/// position's board and of its children (format version 2: the 64-byte
+/// header, then 16 bytes for each 1024 boards), which every probe of the
+/// board reads first.
 fn entries_read(positions: &[String]) -> Vec<(u32, u64)> {
     let game = Game::new(PITS, Rules::STANDARD);
     let index = Index::new(PITS);
@@ -138,7 +141,8 @@ fn entries_read(positions: &[String]) -> Vec<(u32, u64)> {
         }
         for b in boards {
             if b.seeds() <= K && game.terminal_value(b).is_none() {
-                out.push((b.seeds(), 64 + index.rank(b)));
+                let rank = index.rank(b);
+                out.push((b.seeds(), 64 + 16 * (rank / 1024) + rank % 16));
             }
         }
     }
@@ -280,8 +284,8 @@ fn damaged_tier_files_never_give_a_wrong_value_or_a_panic() {
             };
             let mut k = rng.below(K as u64 + 1) as u32;
             let len = |k: u32| originals[k as usize].len() as u64;
-            // The 64-byte header, the 16-byte trailer, any byte, or a value
-            // the command reads.
+            // The 64-byte header, the 16-byte trailer, any byte, or a byte
+            // of an index entry the command reads.
             let at = match rng.below(4) {
                 0 => rng.below(64),
                 1 => len(k) - 1 - rng.below(16),
@@ -665,19 +669,21 @@ fn limits_gaps_and_odd_sizes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Negates every entry of tier `k` and writes a matching checksum: a table
-/// changed behind the checksum's back (forged, or written in place through
-/// a memory map after it was checked and stamped).
+/// Negates every entry of tier `k` and writes it back well-formed (encoded,
+/// with a matching checksum): a table changed behind the checksum's back
+/// (forged, or written in place through a memory map after it was checked
+/// and stamped).
 fn forge_negated_tier(dir: &Path, k: u32) {
     let p = tier_path(dir, k);
-    let mut bytes = std::fs::read(&p).unwrap();
-    let body = bytes.len() - 16;
-    for b in &mut bytes[64..body] {
-        *b = (*b as i8).wrapping_neg() as u8;
-    }
-    let sum = kalah::table::format::xxh64(&bytes[..body]);
-    bytes[body..body + 8].copy_from_slice(&sum.to_le_bytes());
-    std::fs::write(&p, &bytes).unwrap();
+    let t = TierTable::open(&p, PITS, Rules::STANDARD, k, Check::Full).unwrap();
+    let mut values = vec![0i8; t.count() as usize];
+    t.decode_all(&mut values).unwrap();
+    drop(t);
+    let image = kalah::table::format::file_image(PITS, Rules::STANDARD, k, values.len(), &|i| {
+        values[i].wrapping_neg()
+    })
+    .unwrap();
+    std::fs::write(&p, &image).unwrap();
 }
 
 /// Tables whose checksums pass but whose values contradict each other (a

@@ -31,6 +31,7 @@ pub mod rules;
 pub mod sample;
 pub mod search;
 pub mod table;
+mod window;
 
 pub use board::{Board, Game, Sown};
 pub use index::Index;

@@ -8,7 +8,8 @@
 //! * [`read_only_copy`]: a file's bytes copied into such memory.
 //! * [`prefetch`]: a cache hint before a random read.
 //! * [`map_read_only`]: a file mapped into memory, with its contract.
-//! * [`free_disk_space`], [`stdin_ready`]: `statvfs` and `poll`.
+//! * [`free_disk_space`], [`stdin_ready`]: `statvfs` and `poll`;
+//!   [`physical_memory`] (no `unsafe`: `/proc/meminfo`).
 //!
 //! Each `unsafe` block says why it is sound (`SAFETY:`); the crate denies
 //! unsafe operations outside such blocks and undocumented ones.
@@ -222,6 +223,14 @@ pub fn free_disk_space(dir: &Path) -> Option<u64> {
 #[cfg(not(unix))]
 pub fn free_disk_space(_dir: &Path) -> Option<u64> {
     None
+}
+
+/// Bytes of physical memory, where the system says (Linux).
+pub fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Whether standard input can be read without blocking: bytes waiting, its

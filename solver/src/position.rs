@@ -195,6 +195,33 @@ fn short_number(text: &[u8], start: usize) -> (usize, u32) {
     (i, v)
 }
 
+/// A count as the display form writes it, at `start`: one to three ASCII
+/// digits without a leading zero, at most 255, then one space. Where the
+/// space is, and the count; `None` for anything else (which the general
+/// loop of [`scan`] then reads).
+#[inline(always)]
+fn display_count(text: &[u8], start: usize) -> Option<(usize, u32)> {
+    let digit = |i: usize| match text.get(i) {
+        Some(&b) if b.is_ascii_digit() => Some(u32::from(b - b'0')),
+        _ => None,
+    };
+    let mut v = digit(start)?;
+    let mut i = start + 1;
+    // The leading zero is looked for only behind a second digit: a test
+    // of every count for zero would be a branch that goes either way
+    // (most houses of a position near its end are empty).
+    if let Some(d) = digit(i) {
+        if v == 0 {
+            return None;
+        }
+        (v, i) = (10 * v + d, i + 1);
+        if let Some(d) = digit(i) {
+            (v, i) = (10 * v + d, i + 1);
+        }
+    }
+    (text.get(i) == Some(&b' ') && v <= MAX_SEEDS as u32).then_some((i, v))
+}
+
 /// The one parser of the text form (docs/RULES.md), in one pass without
 /// allocating on valid text: tokens are separated by ASCII white space
 /// and/or single commas (`4, 4` and `4,4` are fine, `4,,4` misses a
@@ -208,37 +235,34 @@ fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionErro
     let len = text.len();
     let mut i = 0;
     let mut tokens = 0;
-    let mut canonical = true;
     // The latest token, and its side if it is one.
     let (mut last, mut side) = ((0, 0), None);
+    // The usual text, the display form, read without the general
+    // bookkeeping: counts each followed by one space, then `S` or `N`
+    // ending the text. Anything else is read by the general loop from the
+    // token where the display form stops (nothing is pending there, no
+    // error found, the latest token is a count).
+    while let Some((end, v)) = display_count(text, i) {
+        count(v);
+        tokens += 1;
+        last = (i, end);
+        i = end + 1;
+    }
+    if let [letter @ (b'S' | b'N')] = text[i..] {
+        let to_move = if letter == b'S' {
+            Side::South
+        } else {
+            Side::North
+        };
+        return counted(tokens + 1, to_move, true);
+    }
+    // Back to the space before this token, if any: the general loop reads
+    // it as the separator it is.
+    i -= usize::from(tokens > 0);
+    let mut canonical = true;
     // The latest token if it is not a count: an error once another follows.
     let mut pending: Option<(usize, usize)> = None;
     let mut first_error: Option<PositionError> = None;
-    // The usual start: counts of one to three digits, each followed by one
-    // space and another token, read without the general bookkeeping
-    // (nothing is pending, no error found, the latest token is a count).
-    loop {
-        let start = i;
-        let v;
-        (i, v) = short_number(text, start);
-        if i > start
-            && i + 1 < len
-            && text[i] == b' '
-            && !separates(text[i + 1])
-            && v <= MAX_SEEDS as u32
-        {
-            canonical &= text[start] != b'0' || i - start == 1;
-            count(v);
-            tokens += 1;
-            last = (start, i);
-            i += 1;
-        } else {
-            // Back to the space before this token, if any: the general
-            // loop reads it as the separator it is.
-            i = start - usize::from(tokens > 0);
-            break;
-        }
-    }
     loop {
         let run = i;
         let mut after_comma = false;
@@ -326,6 +350,13 @@ fn scan(text: &[u8], mut count: impl FnMut(u32)) -> Result<Scanned, PositionErro
     if let Some(e) = first_error {
         return Err(e);
     }
+    counted(tokens, to_move, canonical)
+}
+
+/// What [`scan`] read from `tokens` tokens, the last the side to move, if
+/// they are a position's number of counts.
+#[inline(always)]
+fn counted(tokens: usize, to_move: Side, canonical: bool) -> Result<Scanned, PositionError> {
     let counts = tokens - 1;
     if counts % 2 == 1 {
         return Err(PositionError::OddCount { count: counts });

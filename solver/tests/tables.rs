@@ -5,6 +5,7 @@ mod common;
 
 use common::memo_value;
 use kalah_solver::sample::SplitMix64;
+use kalah_solver::table::format::{file_image, xxh64};
 use kalah_solver::table::{
     build_tables, file_name, verify_tables, BuildConfig, Check, Progress, TableError, Tables,
     TierTable, VerifyConfig,
@@ -202,6 +203,22 @@ fn damaged(name: &str, damage: impl Fn(&Path, &Path), expect: impl Fn(&TableErro
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every value of the tier file at `path`, decoded.
+fn decoded(path: &Path, pits: usize, rules: Rules, k: u32) -> Vec<i8> {
+    let t = TierTable::open(path, pits, rules, k, Check::Full).unwrap();
+    let mut values = vec![0i8; t.count() as usize];
+    t.decode_all(&mut values).unwrap();
+    values
+}
+
+/// Writes `values` as a well-formed file (encoded, its checksum right) at
+/// `path`: a file written wrong, which no checksum can catch.
+fn rewrite_values(path: &Path, pits: usize, rules: Rules, k: u32, values: &[i8]) {
+    let image = file_image(pits, rules, k, values.len(), &|i| values[i]).unwrap();
+    let _ = std::fs::remove_file(path);
+    std::fs::write(path, image).unwrap();
+}
+
 fn rewrite(path: &Path, f: impl Fn(&mut Vec<u8>)) {
     let mut b = std::fs::read(path).unwrap();
     f(&mut b);
@@ -230,7 +247,9 @@ fn file_cut_inside_header() {
 fn flipped_value_byte() {
     damaged(
         "flip",
-        |_, p| rewrite(p, |b| b[64 + 17] ^= 0x04),
+        // Tier 5 of 4 houses: 792 boards, one 16-byte index entry, then
+        // the value stream: a byte of it.
+        |_, p| rewrite(p, |b| b[64 + 16 + 17] ^= 0x04),
         |e| matches!(e, TableError::BadChecksum { .. }),
     );
 }
@@ -333,15 +352,10 @@ fn a_wrong_value_with_a_valid_checksum_fails_verify() {
     let dir = temp_dir("wrong-value");
     build(&dir, 4, rules, 6, 2);
     let path = dir.join(file_name(4, rules, 6));
-    let mut b = std::fs::read(&path).unwrap();
-    let n = b.len();
-    let values = &mut b[64..n - 16];
+    let mut values = decoded(&path, 4, rules, 6);
     let r = values.len() / 3;
-    values[r] = (values[r] as i8 + 2) as u8;
-    let body = n - 16;
-    let sum = kalah_solver::table::format::xxh64(&b[..body]);
-    b[body..body + 8].copy_from_slice(&sum.to_le_bytes());
-    std::fs::write(&path, &b).unwrap();
+    values[r] += 2;
+    rewrite_values(&path, 4, rules, 6, &values);
     let mut cfg = VerifyConfig::new(4, rules);
     cfg.sample = None;
     let e = verify_tables(&dir, &cfg).unwrap_err();
@@ -453,6 +467,68 @@ fn interrupted_build_resumes_and_verifies() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&fresh).unwrap();
+}
+
+/// A tier file of the old format (version 1: one `i8` a board) is
+/// refused with a message that says to rebuild, and a build rebuilds it
+/// (and the tiers above it) like a damaged one.
+#[test]
+fn an_old_format_tier_is_refused_and_rebuilt() {
+    let rules = Rules::STANDARD;
+    let dir = temp_dir("old-format");
+    build(&dir, 4, rules, 6, 2);
+    let path = dir.join(file_name(4, rules, 5));
+    let values = decoded(&path, 4, rules, 5);
+    // Version 1: the 27-byte header record, padding to 64, the values,
+    // the checksum of all that, the end marker.
+    let mut old = Vec::new();
+    old.extend_from_slice(b"KALAHTBL");
+    old.extend_from_slice(&1u32.to_le_bytes());
+    old.extend_from_slice(&[4, rules.code(), 1]);
+    old.extend_from_slice(&5u32.to_le_bytes());
+    old.extend_from_slice(&(values.len() as u64).to_le_bytes());
+    old.resize(64, 0);
+    old.extend(values.iter().map(|&v| v as u8));
+    let sum = xxh64(&old);
+    old.extend_from_slice(&sum.to_le_bytes());
+    old.extend_from_slice(b"KTBLDONE");
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, &old).unwrap();
+
+    let e = TierTable::open(&path, 4, rules, 5, Check::Full).unwrap_err();
+    assert!(matches!(e, TableError::BadVersion { found: 1, .. }), "{e}");
+    let message = e.to_string();
+    assert!(message.contains(&*path.to_string_lossy()), "{message}");
+    assert!(message.contains("kalah build"), "{message}");
+
+    let rejected = Rejections::default();
+    let cfg = BuildConfig {
+        pits: 4,
+        rules,
+        max_seeds: 6,
+        threads: 2,
+    };
+    let report = build_tables(&dir, &cfg, &rejected, &AtomicBool::new(false)).unwrap();
+    let got = rejected.0.lock().unwrap().clone();
+    assert!(
+        matches!(got.as_slice(), [TableError::BadVersion { found: 1, path: p }] if *p == path),
+        "{got:?}"
+    );
+    let reused: Vec<bool> = report.tiers.iter().map(|t| t.reused).collect();
+    assert_eq!(reused, [true, true, true, true, true, false, false]);
+    assert_eq!(decoded(&path, 4, rules, 5), values);
+    verify_tables(&dir, &VerifyConfig::new(4, rules)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Records the tiers a build rejects.
+#[derive(Default)]
+struct Rejections(std::sync::Mutex<Vec<TableError>>);
+
+impl Progress for Rejections {
+    fn rejected(&self, error: &TableError) {
+        self.0.lock().unwrap().push(error.clone());
+    }
 }
 
 #[test]

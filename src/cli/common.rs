@@ -141,9 +141,7 @@ impl RulesArgs {
 /// Parses a position given as one argument or as several (the shell split
 /// it): the words are joined with spaces first.
 pub fn parse_position(words: &[String]) -> Result<Position, CliError> {
-    let text = words.join(" ");
-    text.parse::<Position>()
-        .map_err(|e| CliError::Input(format!("invalid position \"{text}\": {e}")))
+    crate::service::parse_position(&words.join(" ")).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// `Kalah(m,n)` start position from `--pits` and `--seeds`.

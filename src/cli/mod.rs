@@ -9,6 +9,7 @@ pub mod play;
 pub mod progress;
 pub mod query;
 pub mod reproduce;
+pub mod serve;
 pub mod solve;
 pub mod table_dir;
 pub mod tables;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use kalah_solver::table::{
-    build_tables, file_name, tables_bytes, verify_tables, BuildConfig, BuildReport, Progress,
-    TableError, TierStats, VerifyConfig,
+    build_memory_bytes, build_tables, file_name, tables_bytes, verify_tables, BuildConfig,
+    BuildReport, Progress, TableError, TierStats, VerifyConfig,
 };
 
 use super::common::{plural, usize_in, CliError, RulesArgs, PITS_RANGE};
@@ -119,11 +119,12 @@ impl Progress for Bars {
             format!("  {:.1} M boards/s", s.boards as f64 / s.seconds / 1e6)
         };
         eprintln!(
-            "tier {:>3} {how} {:>13} {:<6} {:>8.2} s{rate}",
+            "tier {:>3} {how} {:>13} {:<6} {:>8.2} s  {:>5.2} bits/board{rate}",
             s.tier,
             s.boards,
             if s.boards == 1 { "board" } else { "boards" },
-            s.seconds
+            s.seconds,
+            s.bytes as f64 * 8.0 / s.boards as f64
         );
     }
 
@@ -177,30 +178,34 @@ fn table_error(e: TableError) -> CliError {
 const FALLBACK_SIZE_LIMIT: u128 = 64_000_000_000;
 
 /// Refuses (input error: status 2) a build of `config` into `dir` that
-/// would not fit: the files need their size on disk (less the tiers
-/// already there), and the build about as much memory (every tier stays in
-/// memory for the tiers above it). Unknown limits are not checked, but
+/// would not fit: the files need about their size on disk (less the tiers
+/// already there; estimated at 4 bits a board), and the build at least the
+/// memory of its top tier at one byte a board plus the encoded tiers
+/// ([`build_memory_bytes`]). Unknown limits are not checked, but
 /// with neither known, more than 64 GB is refused.
 ///
 /// # Errors
 /// A build larger than the memory or the free disk space.
 pub fn check_build_size(dir: &Path, config: &BuildConfig) -> Result<(), CliError> {
     let total = tables_bytes(config.pits, config.max_seeds);
+    // The least a build needs: no tier below the one built at one byte.
+    let memory_needed = build_memory_bytes(config.pits, config.max_seeds, 0);
     let present: u128 = (0..=config.max_seeds)
         .filter_map(|k| std::fs::metadata(dir.join(file_name(config.pits, config.rules, k))).ok())
         .map(|m| m.len() as u128)
         .sum();
     let disk_needed = total.saturating_sub(present);
-    let memory = physical_memory();
+    let memory = kalah_solver::platform::physical_memory();
     let free = free_disk_space(dir);
     let houses = plural(config.pits as u64, "house", "houses");
     let what = format!(
-        "tiers 0..={} of {houses} a side take {total} bytes ({:.1} GB) on disk and about as much memory to build",
+        "tiers 0..={} of {houses} a side take about {total} bytes ({:.1} GB) on disk and {memory_needed} bytes ({:.1} GB) of memory to build",
         config.max_seeds,
-        total as f64 / 1e9
+        total as f64 / 1e9,
+        memory_needed as f64 / 1e9
     );
     let hint = "pass --no-size-limit to `kalah build` to build them anyway";
-    if let Some(m) = memory.filter(|&m| total > m as u128) {
+    if let Some(m) = memory.filter(|&m| memory_needed > m as u128) {
         return Err(CliError::Input(format!(
             "{what}; this machine has {m} bytes of memory ({hint})"
         )));
@@ -211,20 +216,12 @@ pub fn check_build_size(dir: &Path, config: &BuildConfig) -> Result<(), CliError
             dir.display()
         )));
     }
-    if memory.is_none() && free.is_none() && total > FALLBACK_SIZE_LIMIT {
+    if memory.is_none() && free.is_none() && memory_needed.max(total) > FALLBACK_SIZE_LIMIT {
         return Err(CliError::Input(format!(
             "{what}: more than {FALLBACK_SIZE_LIMIT} bytes ({hint})"
         )));
     }
     Ok(())
-}
-
-/// Bytes of physical memory, where the system says (Linux).
-fn physical_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
 }
 
 /// Bytes free for an unprivileged user on the file system of `dir` (or of
@@ -266,7 +263,7 @@ pub fn build_with_progress(
 pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
     if args.max_seeds > kalah_solver::table::MAX_TIER {
         return Err(CliError::Input(format!(
-            "--max-seeds {}: table entries are one byte, at most {} seeds",
+            "--max-seeds {}: table values are one signed byte, at most {} seeds",
             args.max_seeds,
             kalah_solver::table::MAX_TIER
         )));

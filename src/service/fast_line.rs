@@ -20,18 +20,17 @@ const MAX_MOVES: usize = kalah_solver::rules::MAX_PITS;
 /// The longest given position and rules slug covered here.
 const MAX_TEXT: usize = 128;
 
-/// The start of a move's object, by house: one copy instead of three.
-const HOUSE_KEYS: [&str; 9] = [
-    "{\"house\":0,\"value\":",
-    "{\"house\":1,\"value\":",
-    "{\"house\":2,\"value\":",
-    "{\"house\":3,\"value\":",
-    "{\"house\":4,\"value\":",
-    "{\"house\":5,\"value\":",
-    "{\"house\":6,\"value\":",
-    "{\"house\":7,\"value\":",
-    "{\"house\":8,\"value\":",
-];
+/// The start of a move's object, by house: fixed-length pieces, copied
+/// inline (a table of `&str` would make each a call to `memcpy`).
+const HOUSE_KEYS: [[u8; 19]; 9] = {
+    let mut keys = [*b"{\"house\":0,\"value\":"; 9];
+    let mut h = 0;
+    while h < keys.len() {
+        keys[h][9] = b'0' + h as u8;
+        h += 1;
+    }
+    keys
+};
 
 /// Room for a line, more than the longest covered: two texts of
 /// [`MAX_TEXT`] bytes, 18 counts, [`MAX_MOVES`] moves of at most 70 bytes
@@ -44,26 +43,43 @@ const LINE_BYTES: usize = 2048;
 /// much as the rest of the line.
 pub(crate) struct LineBuf {
     bytes: [u8; LINE_BYTES],
-    len: usize,
 }
 
 impl Default for LineBuf {
     fn default() -> Self {
         LineBuf {
             bytes: [0; LINE_BYTES],
-            len: 0,
         }
     }
 }
 
-impl LineBuf {
-    #[inline]
+/// Writes into a [`LineBuf`]. The length lives here, a local the compiler
+/// keeps in a register, not in the buffer: a byte stored through the
+/// buffer could otherwise be the length, which would be read back from
+/// memory after every piece.
+struct Cursor<'a> {
+    bytes: &'a mut [u8; LINE_BYTES],
+    len: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
     fn extend_from_slice(&mut self, b: &[u8]) {
         self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
         self.len += b.len();
     }
 
-    #[inline]
+    /// Appends the first `len` bytes of `b` (at most `N`): all `N` are
+    /// copied, a fixed length the compiler copies inline rather than by a
+    /// call to `memcpy`, and those past `len` are overwritten by what
+    /// follows (or left unused after the line).
+    #[inline(always)]
+    fn extend_from_prefix<const N: usize>(&mut self, b: &[u8; N], len: usize) {
+        self.bytes[self.len..self.len + N].copy_from_slice(b);
+        self.len += len.min(N);
+    }
+
+    #[inline(always)]
     fn push(&mut self, b: u8) {
         self.bytes[self.len] = b;
         self.len += 1;
@@ -95,10 +111,13 @@ pub(crate) fn write_table_line(
     {
         return false;
     }
-    scratch.len = 0;
-    let written = write_line(scratch, line);
+    let mut out = Cursor {
+        bytes: &mut scratch.bytes,
+        len: 0,
+    };
+    let written = write_line(&mut out, line);
     if written {
-        into.extend_from_slice(&scratch.bytes[..scratch.len]);
+        into.extend_from_slice(&out.bytes[..out.len]);
     }
     written
 }
@@ -106,7 +125,7 @@ pub(crate) fn write_table_line(
 /// Writes `line` into `out` (covered by the checks of [`write_table_line`]);
 /// `false` for a time too large for the fast form.
 #[inline(always)]
-fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
+fn write_line(out: &mut Cursor<'_>, line: &AnswerLine<'_>) -> bool {
     out.extend_from_slice(b"{\"position\":\"");
     match line.position {
         PositionText::Given(text) => out.extend_from_slice(text),
@@ -134,26 +153,36 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     out.extend_from_slice(line.rules.as_bytes());
     out.extend_from_slice(b"\",\"value\":");
     int(out, line.value as i64);
-    out.extend_from_slice(match line.value.signum() {
-        1 => b",\"result\":\"win\"",
-        0 => b",\"result\":\"draw\"",
-        _ => b",\"result\":\"loss\"",
-    });
-    // A value-only answer has neither.
+    // Each piece a call with its own fixed length, copied inline (a
+    // `match` choosing a slice would make the copy a call to `memcpy`).
+    match line.value.signum() {
+        1 => out.extend_from_slice(b",\"result\":\"win\""),
+        0 => out.extend_from_slice(b",\"result\":\"draw\""),
+        _ => out.extend_from_slice(b",\"result\":\"loss\""),
+    }
+    // A value-only answer has neither moves nor best moves.
     if let Some(moves) = &line.moves {
         write_moves(out, moves.0);
     }
     if let Some(best) = &line.best {
-        write_best(out, best);
+        out.extend_from_slice(b",\"best\":[");
+        match *best {
+            Best::Houses(h) => houses(out, h.iter().copied()),
+            Best::Of(moves, value) => houses(
+                out,
+                moves.iter().filter(|m| m.value == value).map(|m| m.house),
+            ),
+        }
+        out.push(b']');
     }
     if line.pv.is_some() {
         out.extend_from_slice(b",\"pv\":\"\"");
     }
-    out.extend_from_slice(match line.source {
-        Source::Table => b",\"source\":\"table\",\"nodes\":",
-        Source::Search => b",\"source\":\"search\",\"nodes\":",
-        Source::Finished => b",\"source\":\"finished\",\"nodes\":",
-    });
+    match line.source {
+        Source::Table => out.extend_from_slice(b",\"source\":\"table\",\"nodes\":"),
+        Source::Search => out.extend_from_slice(b",\"source\":\"search\",\"nodes\":"),
+        Source::Finished => out.extend_from_slice(b",\"source\":\"finished\",\"nodes\":"),
+    }
     uint(out, line.nodes);
     out.extend_from_slice(b",\"ms\":");
     if !millis(out, line.ms.0) {
@@ -163,16 +192,16 @@ fn write_line(out: &mut LineBuf, line: &AnswerLine<'_>) -> bool {
     true
 }
 
-/// `,"moves":[...]`, as serde_json writes [`Moves`].
+/// `,"moves":[...]`, as serde_json writes [`Moves`](super::answer::Moves).
 #[inline(always)]
-fn write_moves(out: &mut LineBuf, moves: &[MoveValue]) {
+fn write_moves(out: &mut Cursor<'_>, moves: &[MoveValue]) {
     out.extend_from_slice(b",\"moves\":[");
     for (i, m) in moves.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         match HOUSE_KEYS.get(m.house) {
-            Some(key) => out.extend_from_slice(key.as_bytes()),
+            Some(key) => out.extend_from_slice(key),
             None => {
                 out.extend_from_slice(b"{\"house\":");
                 uint(out, m.house as u64);
@@ -180,33 +209,11 @@ fn write_moves(out: &mut LineBuf, moves: &[MoveValue]) {
             }
         }
         int(out, m.value as i64);
-        out.extend_from_slice(if m.extra_turn {
-            b",\"extra_turn\":true}"
+        if m.extra_turn {
+            out.extend_from_slice(b",\"extra_turn\":true}");
         } else {
-            b",\"extra_turn\":false}"
-        });
-    }
-    out.push(b']');
-}
-
-/// `,"best":[...]`, as serde_json writes [`Best`].
-#[inline(always)]
-fn write_best(out: &mut LineBuf, best: &Best<'_>) {
-    out.extend_from_slice(b",\"best\":[");
-    let mut first = true;
-    let mut house = |out: &mut LineBuf, h: usize| {
-        if !first {
-            out.push(b',');
+            out.extend_from_slice(b",\"extra_turn\":false}");
         }
-        first = false;
-        uint(out, h as u64);
-    };
-    match *best {
-        Best::Houses(h) => h.iter().for_each(|&h| house(out, h)),
-        Best::Of(moves, value) => moves
-            .iter()
-            .filter(|m| m.value == value)
-            .for_each(|m| house(out, m.house)),
     }
     out.push(b']');
 }
@@ -217,7 +224,8 @@ fn write_best(out: &mut LineBuf, best: &Best<'_>) {
 /// doubles' spacing) is the three-decimal form itself, trailing zeros
 /// dropped, and `.0` for a whole number. `false` (nothing written) beyond
 /// that, or for a negative time.
-fn millis(out: &mut LineBuf, ms: f64) -> bool {
+#[inline(always)]
+fn millis(out: &mut Cursor<'_>, ms: f64) -> bool {
     // `round3(ms)` is this count over 1e3, which (below 2^40) times 1e3
     // rounds back to it.
     let thousandths = (ms * 1e3).round();
@@ -226,26 +234,37 @@ fn millis(out: &mut LineBuf, ms: f64) -> bool {
     }
     let n = thousandths as u64;
     uint(out, n / 1000);
-    out.push(b'.');
     let frac = n % 1000;
     let digits = [
+        b'.',
         b'0' + (frac / 100) as u8,
         b'0' + (frac / 10 % 10) as u8,
         b'0' + (frac % 10) as u8,
     ];
     let len = if frac.is_multiple_of(100) {
-        1
-    } else if frac.is_multiple_of(10) {
         2
-    } else {
+    } else if frac.is_multiple_of(10) {
         3
+    } else {
+        4
     };
-    out.extend_from_slice(&digits[..len]);
+    out.extend_from_prefix(&digits, len);
     true
 }
 
-#[inline]
-fn int(out: &mut LineBuf, x: i64) {
+/// House numbers separated by commas.
+#[inline(always)]
+fn houses(out: &mut Cursor<'_>, houses: impl Iterator<Item = usize>) {
+    for (i, h) in houses.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        uint(out, h as u64);
+    }
+}
+
+#[inline(always)]
+fn int(out: &mut Cursor<'_>, x: i64) {
     if x < 0 {
         out.push(b'-');
     }
@@ -255,7 +274,7 @@ fn int(out: &mut LineBuf, x: i64) {
 /// The decimal form of `v`; the small numbers of a table answer (seed
 /// counts, values, houses) take one or two steps.
 #[inline(always)]
-fn uint(out: &mut LineBuf, v: u64) {
+fn uint(out: &mut Cursor<'_>, v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
     } else if v < 100 {

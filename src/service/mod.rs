@@ -23,10 +23,19 @@ pub mod position;
 pub mod setup;
 pub mod ticker;
 
+use kalah_solver::Position;
 use std::fmt;
 use std::io;
 
 pub use answer::{Answer, Source};
+
+/// Reads a position in the project's notation as every front end reads it,
+/// with the one message a person sees for a malformed one (the command
+/// line and the HTTP API give the same text).
+pub fn parse_position(text: &str) -> Result<Position, Error> {
+    text.parse::<Position>()
+        .map_err(|e| Error::Input(format!("invalid position \"{text}\": {e}")))
+}
 
 /// Why the service gave no answer.
 #[derive(Debug)]

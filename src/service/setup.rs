@@ -59,13 +59,13 @@ pub fn short_search(total_seeds: u32, table_seeds: u32) -> bool {
 }
 
 /// Default table size: the largest K whose tiers 0..=K hold at most about
-/// 600 M boards (one byte each), and below the game's total seeds (a table
+/// 600 M boards (a build of seconds to a minute), and below the game's total seeds (a table
 /// of the whole game would make the search trivial only by moving the work
 /// into the build). For 6 houses that is 22 seeds (548 M boards): the
 /// build stays a fraction of a minute, so Kalah(6,4) from an empty
 /// directory is answered in well under a minute, and the larger tables
 /// halve the search against 20 seeds (docs/PERFORMANCE.md, "Default table
-/// size"). Never more than the table format holds ([`MAX_TIER`]: an entry
+/// size"). Never more than the table format holds ([`MAX_TIER`]: a value
 /// is one signed byte, and a board of `k` seeds has a value of at most `k`):
 /// small boards reach it first (2 houses: 127 seeds are 350 k boards).
 ///
@@ -98,8 +98,13 @@ pub const SEARCH_ONLY_SEEDS: u32 = 32;
 /// [`default_table_seeds`]).
 pub const TABLE_GAP: u32 = 20;
 
-/// Tiers already built are used by default up to this many boards (bytes).
-const PRESENT_TABLES_MAX_BOARDS: u128 = 4_000_000_000;
+/// Tiers already built are used by default up to this many boards: about
+/// 5.5 GB of files (format version 2, under half a byte a board), which a
+/// long search copies into memory. For 6 houses that is every tier up to
+/// 30 seeds (11.05 G boards): 28-seed tables built with `kalah build
+/// --max-seeds 28` are used by `solve` for Kalah(6,5) as they are; ask for
+/// a smaller depth with `--table-seeds K`.
+const PRESENT_TABLES_MAX_BOARDS: u128 = 12_000_000_000;
 
 /// Opens the tables for `pits` and `rules`, building the missing tiers
 /// first (through `build`) when given. Every tier is opened
@@ -125,7 +130,7 @@ pub fn prepare_tables(
     let dir = &args.dir;
     if let Some(k) = args.table_seeds.filter(|&k| k > MAX_TIER) {
         return Err(Error::Input(format!(
-            "--table-seeds {k}: table entries are one byte, at most {MAX_TIER} seeds"
+            "--table-seeds {k}: table values are one signed byte, at most {MAX_TIER} seeds"
         )));
     }
     let k = args.table_seeds.unwrap_or_else(|| {

@@ -122,6 +122,13 @@ impl fmt::Display for TableError {
                 "{}: not a kalah table file (wrong magic bytes)",
                 path.display()
             ),
+            BadVersion { path, found } if *found < super::format::VERSION => write!(
+                f,
+                "{}: table format version {found} (an older, larger format), this program reads version {}: \
+                 rebuild the tables with `kalah build` (it replaces old-format tiers) or delete the file",
+                path.display(),
+                super::format::VERSION
+            ),
             BadVersion { path, found } => write!(
                 f,
                 "{}: table format version {found}, this program reads version {}",

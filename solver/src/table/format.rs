@@ -1,6 +1,7 @@
-//! The on-disk format of one tier file: the only module that knows it.
+//! The on-disk format of one tier file: the only module that knows it
+//! (the value encoding inside it is [`super::compact`]'s).
 //!
-//! # Tier file format, version 1
+//! # Tier file format, version 2
 //!
 //! One file holds the values of every board of one tier: `m` pits a side,
 //! one rule set, exactly `k` seeds in the houses. Its name is
@@ -9,27 +10,85 @@
 //!
 //! ```text
 //! offset        size   content
-//! 0             27     header record, bincode 1.3.3 (fixed-width integers,
+//! 0             36     header record, bincode 1.3.3 (fixed-width integers,
 //!                      little-endian), fields in this order:
 //!     0         8        magic    = b"KALAHTBL"
-//!     8         4        version  = 1 (u32)
+//!     8         4        version  = 2 (u32)
 //!     12        1        pits m   (u8, 1..=8)
 //!     13        1        rules    = Rules::code() (u8)
-//!     14        1        encoding = 1: one i8 per board (u8)
+//!     14        1        encoding = 2: Rice-coded blocks (u8)
 //!     15        4        tier k   = seeds on the board (u32)
 //!     19        8        count    = C(k + 2m - 1, 2m - 1), boards in the tier (u64)
-//! 27            37     zero padding (must be zero)
-//! 64            count  values: byte r is the value (i8, two's complement) of
-//!                      the board of rank r (crate::index, `Index::rank`), for
-//!                      the player to move: net future store gain, stores
-//!                      excluded, |value| <= k
-//! 64 + count    8      checksum: XXH64 (seed 0) of bytes 0 .. 64 + count (u64)
-//! 72 + count    8      end marker = b"KTBLDONE"
+//!     27        1        halved   = 1: symbols are (v + k) / 2; 0: v + k (u8)
+//!     28        8        data_len = D, bytes of the bit stream section (u64)
+//! 36            28     zero padding (must be zero)
+//! 64            16 E    index: E = ceil(count / 1024) entries of 16 bytes
+//! 64 + 16 E     D      bit stream: the blocks, then 16 zero bytes (D >= 16)
+//! 64 + 16 E + D 8      checksum: XXH64 (seed 0) of every byte before it (u64)
+//! 72 + 16 E + D 8      end marker = b"KTBLDONE"
 //! ```
 //!
-//! The file length is therefore exactly `80 + count`. The header record goes
-//! through `bincode` (pinned at 1.3.3, used for nothing else); the value
-//! array is raw bytes so that it can be memory-mapped and indexed directly.
+//! The file length is therefore exactly `80 + 16 E + D`.
+//!
+//! ## Values and symbols
+//!
+//! The value of a board (`v`, an `i8`: the net future store gain for the
+//! player to move, stores excluded, `|v| <= k`) is stored as the symbol
+//! `s = (v + k) / 2` when `halved` (every value of the tier then has the
+//! parity of `k`, as under the standard and empty-capture rules where every
+//! seed ends in a store), else `s = v + k`; `0 <= s <= 2k <= 254`.
+//!
+//! ## Blocks
+//!
+//! Boards are taken in rank order ([`crate::index`], `Index::rank`) in
+//! blocks of 256 (the last block of the tier holds the rest, `count mod
+//! 256` if not zero). Block `b` holds ranks `256 b ..`; index entry `e`
+//! describes blocks `4e .. 4e + 3` (ranks `1024 e ..`; the last entry may
+//! describe fewer blocks; the fields of blocks that do not exist are zero).
+//! A block of `n` boards with parameters `(c, r, g)` (centre, Rice
+//! parameter 0..=7, sign) codes each symbol `s` as
+//! `z = zigzag(g ? c - s : s - c)` (zigzag: 0, -1, 1, -2, 2 .. to
+//! 0, 1, 2, 3, 4 ..) and lies in the stream, from its first bit, as:
+//!
+//! ```text
+//! n x r bits     the low r bits of z of each board in turn (board i at
+//!                bits i r .. i r + r of the block, lowest bit first)
+//! n unary codes  for each board in turn: (z >> r) zero bits, then a one
+//! ```
+//!
+//! Bits are numbered from the stream's first byte, lowest bit of each byte
+//! first (bit `p` is bit `p mod 8` of byte `p / 8`). The blocks of an entry
+//! follow one another without gaps; an entry's first block starts at its
+//! offset (entries need not be adjacent: the encoder pads to 64 bits now
+//! and then; padding bits are zero).
+//!
+//! ## Index entry (16 bytes, one u128, bits from the lowest)
+//!
+//! ```text
+//! bits 0..40     offset: bit of the stream where block 4e starts
+//! bits 40..52    bit length of block 4e
+//! bits 52..64    bit length of block 4e + 1
+//! bits 64..76    bit length of block 4e + 2
+//! bits 76..88    parameters of block 4e: centre c (8 bits), then Rice
+//!                parameter r (3 bits), then sign g (1 bit)
+//! bits 88..100   parameters of block 4e + 1 (same layout)
+//! bits 100..112  parameters of block 4e + 2
+//! bits 112..124  parameters of block 4e + 3
+//! bits 124..128  zero
+//! ```
+//!
+//! A probe of rank `R` reads entry `R / 1024`, adds the lengths of the
+//! blocks before its own to the offset, reads `r` low bits at board
+//! `i = R mod 256`, and finds the `i`-th one of the block's unary codes
+//! (a popcount scan over a few 64-bit words): O(1), within one block.
+//!
+//! # Old files
+//!
+//! Version 1 (one `i8` a board, 80 + count bytes) is refused with
+//! [`TableError::BadVersion`], whose message says to rebuild; a build treats
+//! such a file as damaged and builds the tier anew. Reading both would put
+//! a second decoder behind every probe for tables that take minutes to
+//! rebuild.
 //!
 //! # Partial files
 //!
@@ -41,16 +100,19 @@
 //! replaced, by another rename. Independently of that, a file is accepted
 //! only if its header matches what the reader expects (magic, version,
 //! pits, rule set, encoding, tier, count), its length is exactly
-//! `80 + count`, the end marker is present and the checksum of the whole
+//! `80 + 16 E + D`, the end marker is present and the checksum of the whole
 //! file matches: on every open ([`Check::Full`]), or once per file, the
 //! check being remembered by a stamp beside it that is only trusted for the
 //! very same file ([`Check::Remembered`], see [`super::stamp`]). A
 //! truncated, partially written or altered file is thus detected and never
 //! used; a build that finds one rebuilds that tier and every tier above it.
+//! A file whose checksum passes but whose stream is not a valid encoding
+//! (only a deliberately forged one) gives no value where it is invalid,
+//! never a panic.
 
 use serde::{Deserialize, Serialize};
 
-use super::TableError;
+use super::{compact, TableError};
 use crate::rules::Rules;
 use std::path::Path;
 
@@ -59,12 +121,12 @@ pub const MAGIC: [u8; 8] = *b"KALAHTBL";
 /// Last bytes of every complete tier file.
 pub const END_MARKER: [u8; 8] = *b"KTBLDONE";
 /// The format version this code reads and writes.
-pub const VERSION: u32 = 1;
-/// Entry encoding 1: one `i8` value per board, in rank order.
-pub const ENCODING_I8: u8 = 1;
-/// Bytes before the value array (header record and padding).
+pub const VERSION: u32 = 2;
+/// Entry encoding 2: Rice-coded blocks (see the module documentation).
+pub const ENCODING_RICE: u8 = 2;
+/// Bytes before the index (header record and padding).
 pub const HEADER_LEN: usize = 64;
-/// Bytes after the value array (checksum and end marker).
+/// Bytes after the bit stream (checksum and end marker).
 pub const TRAILER_LEN: usize = 16;
 
 /// The header record (see the module documentation).
@@ -77,20 +139,32 @@ pub struct Header {
     pub encoding: u8,
     pub tier: u32,
     pub count: u64,
+    pub halved: u8,
+    pub data_len: u64,
 }
 
 impl Header {
     /// The header of the tier file of `(pits, rules, tier)` with `count`
-    /// boards.
-    pub fn new(pits: usize, rules: Rules, tier: u32, count: u64) -> Header {
+    /// boards, symbols `halved` or not, and a bit stream of `data_len`
+    /// bytes.
+    pub fn new(
+        pits: usize,
+        rules: Rules,
+        tier: u32,
+        count: u64,
+        halved: bool,
+        data_len: u64,
+    ) -> Header {
         Header {
             magic: MAGIC,
             version: VERSION,
             pits: pits as u8,
             rules: rules.code(),
-            encoding: ENCODING_I8,
+            encoding: ENCODING_RICE,
             tier,
             count,
+            halved: halved as u8,
+            data_len,
         }
     }
 
@@ -107,32 +181,41 @@ impl Header {
     /// version, pits, rule set, encoding, tier, count, padding.
     fn decode(bytes: &[u8], path: &Path) -> Result<Header, TableError> {
         let path = path.to_path_buf();
-        if bytes.len() < HEADER_LEN {
-            if bytes.len() >= 8 && bytes[..8] != MAGIC {
-                return Err(TableError::BadMagic { path });
+        if bytes.len() >= 8 && bytes[..8] != MAGIC {
+            return Err(TableError::BadMagic { path });
+        }
+        // The version first: an older file's header is shorter.
+        if let Some(v) = bytes.get(8..12) {
+            let found = u32::from_le_bytes(v.try_into().expect("4 bytes"));
+            if found != VERSION {
+                return Err(TableError::BadVersion { path, found });
             }
+        }
+        if bytes.len() < HEADER_LEN {
             return Err(TableError::Truncated {
                 path,
                 expected: HEADER_LEN as u64,
                 found: bytes.len() as u64,
             });
         }
-        if bytes[..8] != MAGIC {
-            return Err(TableError::BadMagic { path });
-        }
-        let h: Header =
-            bincode::deserialize(&bytes[..HEADER_LEN]).map_err(|e| TableError::BadHeader {
-                path: path.clone(),
-                reason: e.to_string(),
-            })?;
-        if h.version != VERSION {
-            return Err(TableError::BadVersion {
-                path,
-                found: h.version,
-            });
-        }
-        Ok(h)
+        bincode::deserialize(&bytes[..HEADER_LEN]).map_err(|e| TableError::BadHeader {
+            path: path.clone(),
+            reason: e.to_string(),
+        })
     }
+
+    /// Bytes of the index.
+    pub fn index_len(&self) -> u64 {
+        compact::entries(self.count) * compact::ENTRY_LEN as u64
+    }
+}
+
+/// Where the sections of a checked file lie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub index: std::ops::Range<usize>,
+    pub data: std::ops::Range<usize>,
+    pub halved: bool,
 }
 
 /// How a file's checksum is checked when it is opened. Either way the
@@ -162,17 +245,16 @@ pub struct Expect {
     pub count: u64,
 }
 
-/// Checks a whole file image and returns its header: the header, length
-/// and end marker always, the checksum of the whole file when `checksum`
-/// (the caller that skips it must know, from a stamp, that this very file
-/// passed it before). On success the values are
-/// `bytes[HEADER_LEN .. HEADER_LEN + count]`.
+/// Checks a whole file image and returns where its sections lie: the
+/// header, length and end marker always, the checksum of the whole file
+/// when `checksum` (the caller that skips it must know, from a stamp, that
+/// this very file passed it before).
 pub(crate) fn check_file(
     bytes: &[u8],
     path: &Path,
     expect: &Expect,
     checksum: bool,
-) -> Result<Header, TableError> {
+) -> Result<Layout, TableError> {
     let h = Header::decode(bytes, path)?;
     let p = || path.to_path_buf();
     if h.pits as usize != expect.pits {
@@ -190,7 +272,7 @@ pub(crate) fn check_file(
             code: h.rules,
         });
     }
-    if h.encoding != ENCODING_I8 {
+    if h.encoding != ENCODING_RICE {
         return Err(TableError::BadHeader {
             path: p(),
             reason: format!("unknown entry encoding {}", h.encoding),
@@ -212,6 +294,17 @@ pub(crate) fn check_file(
             ),
         });
     }
+    if h.halved > 1 || (h.data_len as usize) < compact::PADDING {
+        return Err(TableError::BadHeader {
+            path: p(),
+            reason: format!(
+                "halved flag {} (0 or 1), stream of {} bytes (at least {})",
+                h.halved,
+                h.data_len,
+                compact::PADDING
+            ),
+        });
+    }
     let rec_len = bincode::serialized_size(&h).unwrap_or(HEADER_LEN as u64) as usize;
     if bytes[rec_len..HEADER_LEN].iter().any(|&b| b != 0) {
         return Err(TableError::BadHeader {
@@ -219,7 +312,7 @@ pub(crate) fn check_file(
             reason: "non-zero header padding".into(),
         });
     }
-    let want = file_len(h.count);
+    let want = file_len(&h);
     if bytes.len() as u64 != want {
         return Err(TableError::Truncated {
             path: p(),
@@ -243,7 +336,12 @@ pub(crate) fn check_file(
             });
         }
     }
-    Ok(h)
+    let index = HEADER_LEN..HEADER_LEN + h.index_len() as usize;
+    Ok(Layout {
+        data: index.end..end - TRAILER_LEN,
+        index,
+        halved: h.halved == 1,
+    })
 }
 
 /// The checksum stored in the trailer of a file image whose length and end
@@ -257,9 +355,45 @@ pub(crate) fn stored_checksum(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// Total length of a file with `count` entries.
-pub fn file_len(count: u64) -> u64 {
-    HEADER_LEN as u64 + count + TRAILER_LEN as u64
+/// Total length of the file of header `h` (saturating).
+pub fn file_len(h: &Header) -> u64 {
+    (HEADER_LEN as u64 + TRAILER_LEN as u64)
+        .saturating_add(h.index_len())
+        .saturating_add(h.data_len)
+}
+
+/// The whole file image of tier `tier` of `(pits, rules)` with the
+/// `count` values `values(0..count)` in rank order (encoded in parallel on
+/// the current rayon pool; see [`compact::encode`]).
+///
+/// # Errors
+/// A value that is not one of the tier's (`|v| > tier`), or a tier too
+/// large for the index's offsets.
+pub fn file_image(
+    pits: usize,
+    rules: Rules,
+    tier: u32,
+    count: usize,
+    values: &(impl Fn(usize) -> i8 + Sync),
+) -> Result<Vec<u8>, compact::EncodeError> {
+    let halved = compact::parity_holds(values, count, tier);
+    let encoded = compact::encode(values, count, tier, halved)?;
+    let h = Header::new(
+        pits,
+        rules,
+        tier,
+        count as u64,
+        halved,
+        encoded.data.len() as u64,
+    );
+    let mut out = Vec::with_capacity(file_len(&h) as usize);
+    out.extend_from_slice(&h.to_bytes());
+    out.extend_from_slice(&encoded.index);
+    out.extend_from_slice(&encoded.data);
+    let mut hash = Xxh64::new(0);
+    hash.update(&out);
+    out.extend_from_slice(&trailer(&hash));
+    Ok(out)
 }
 
 /// The trailer of a file whose header and values went into `h` (seed 0),
@@ -438,16 +572,36 @@ mod tests {
 
     #[test]
     fn header_layout_is_as_documented() {
-        let h = Header::new(6, Rules::EMPTY_CAPTURE, 20, 0x0102_0304_0506_0708);
+        let h = Header::new(
+            6,
+            Rules::EMPTY_CAPTURE,
+            20,
+            0x0102_0304_0506_0708,
+            true,
+            0x1122,
+        );
         let b = h.to_bytes();
         assert_eq!(&b[0..8], b"KALAHTBL");
-        assert_eq!(&b[8..12], &1u32.to_le_bytes());
+        assert_eq!(&b[8..12], &2u32.to_le_bytes());
         assert_eq!(b[12], 6);
         assert_eq!(b[13], Rules::EMPTY_CAPTURE.code());
-        assert_eq!(b[14], ENCODING_I8);
+        assert_eq!(b[14], ENCODING_RICE);
         assert_eq!(&b[15..19], &20u32.to_le_bytes());
         assert_eq!(&b[19..27], &0x0102_0304_0506_0708u64.to_le_bytes());
-        assert!(b[27..].iter().all(|&x| x == 0));
-        assert_eq!(bincode::serialized_size(&h).unwrap(), 27);
+        assert_eq!(b[27], 1);
+        assert_eq!(&b[28..36], &0x1122u64.to_le_bytes());
+        assert!(b[36..].iter().all(|&x| x == 0));
+        assert_eq!(bincode::serialized_size(&h).unwrap(), 36);
+    }
+
+    #[test]
+    fn a_version_1_file_is_refused_by_its_version() {
+        // The old header: magic, version 1, pits, rules, encoding 1, ...
+        let mut old = vec![0u8; 80 + 12];
+        old[..8].copy_from_slice(&MAGIC);
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let e = Header::decode(&old, Path::new("t.tbl")).unwrap_err();
+        assert!(matches!(e, TableError::BadVersion { found: 1, .. }), "{e}");
+        assert!(e.to_string().contains("kalah build"), "{e}");
     }
 }

@@ -24,7 +24,8 @@
 //! of the same file, see [`Check`]); every value anyone reads from the
 //! tables comes from one.
 
-use super::format::{check_file, file_name, stored_checksum, Check, Expect, HEADER_LEN};
+use super::compact::Compact;
+use super::format::{check_file, file_name, stored_checksum, Check, Expect, Layout};
 use super::stamp::{self, FileId};
 use super::{Ranker, TableError};
 use crate::board::Board;
@@ -48,6 +49,7 @@ pub struct TierTable<B> {
     rules: Rules,
     tier: u32,
     count: u64,
+    layout: Layout,
 }
 
 /// What a tier file of `pits` and tier `tier` must be.
@@ -78,23 +80,23 @@ fn check_image(
     expect: &Expect,
     check: Check,
     id: Option<FileId>,
-) -> Result<(), TableError> {
+) -> Result<Layout, TableError> {
     let Some(id) = id else {
-        return check_file(bytes, path, expect, true).map(|_| ());
+        return check_file(bytes, path, expect, true);
     };
     if check == Check::Remembered {
-        check_file(bytes, path, expect, false)?;
+        let layout = check_file(bytes, path, expect, false)?;
         if stamp::is_trusted(path, &id, stored_checksum(bytes)) {
-            return Ok(());
+            return Ok(layout);
         }
     }
-    check_file(bytes, path, expect, true)?;
+    let layout = check_file(bytes, path, expect, true)?;
     // A file changed moments ago may still have pages a writer can change
     // unseen (see the stamp module): checked in full until it settles.
     if stamp::is_settled(&id) {
         stamp::record(path, &id, stored_checksum(bytes));
     }
-    Ok(())
+    Ok(layout)
 }
 
 impl<B: AsRef<[u8]>> TierTable<B> {
@@ -125,7 +127,7 @@ impl<B: AsRef<[u8]>> TierTable<B> {
         id: Option<FileId>,
     ) -> Result<TierTable<B>, TableError> {
         let expect = expect(pits, rules, tier)?;
-        check_image(bytes.as_ref(), &path, &expect, check, id)?;
+        let layout = check_image(bytes.as_ref(), &path, &expect, check, id)?;
         Ok(TierTable {
             bytes,
             path,
@@ -133,19 +135,49 @@ impl<B: AsRef<[u8]>> TierTable<B> {
             rules,
             tier,
             count: expect.count,
+            layout,
         })
     }
 
-    /// The stored values, one byte (an `i8`) per board in rank order.
+    /// The encoded values (see [`super::compact`]).
     #[inline]
-    pub fn raw(&self) -> &[u8] {
-        &self.bytes.as_ref()[HEADER_LEN..HEADER_LEN + self.count as usize]
+    pub fn compact(&self) -> Compact<'_> {
+        let bytes = self.bytes.as_ref();
+        Compact {
+            index: &bytes[self.layout.index.clone()],
+            data: &bytes[self.layout.data.clone()],
+            tier: self.tier,
+            halved: self.layout.halved,
+            count: self.count,
+        }
     }
 
-    /// The value of the board of rank `rank`, if the rank is in the tier.
+    /// The value of the board of rank `rank`, if the rank is in the tier
+    /// (and, in a forged file whose checksum passes, where its encoding is
+    /// valid).
     #[inline]
     pub fn value(&self, rank: u64) -> Option<i32> {
-        self.raw().get(rank as usize).map(|&b| b as i8 as i32)
+        self.compact().get(rank).map(i32::from)
+    }
+
+    /// Every value in rank order, decoded (in parallel on the current rayon
+    /// pool) into `out`, `count` long.
+    ///
+    /// # Errors
+    /// [`TableError::BadHeader`] naming the file if the stream is not a
+    /// valid encoding (only a forged file whose checksum passes).
+    pub fn decode_all(&self, out: &mut [i8]) -> Result<(), TableError> {
+        self.compact()
+            .decode_all(out)
+            .ok_or_else(|| TableError::BadHeader {
+                path: self.path.clone(),
+                reason: "the value stream is not a valid encoding".into(),
+            })
+    }
+
+    /// The whole file image.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
     }
 
     /// Boards in the tier.
@@ -231,6 +263,7 @@ impl TierTable<Mmap> {
             rules,
             tier,
             count: source.count,
+            layout: source.layout,
         })
     }
 }
@@ -464,8 +497,8 @@ impl Probe for Tables {
         else {
             return;
         };
-        if let Some(byte) = t.raw().get(self.ranker.rank(board) as usize) {
-            platform::prefetch(byte, Locality::L1);
+        if let Some(entry) = t.compact().entry_of(self.ranker.rank(board)) {
+            platform::prefetch(entry, Locality::L1);
         }
     }
 }

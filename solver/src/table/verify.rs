@@ -132,18 +132,27 @@ fn verify_in_pool(dir: &Path, config: &VerifyConfig, max: u32) -> Result<VerifyR
         })
         .collect();
     let tiers = tiers.into_iter().collect::<Result<Vec<_>, _>>()?;
+    // Every block of every stream decodes (only a forged file whose
+    // checksum passes fails here).
+    if let Some(t) = tiers.iter().find(|t| !t.compact().is_valid()) {
+        return Err(TableError::BadHeader {
+            path: t.path().to_path_buf(),
+            reason: "the value stream is not a valid encoding".into(),
+        });
+    }
     debug_assert_eq!(tiers.len() as u32, max + 1);
     report.files = tiers.len() as u32;
-    report.bytes = tiers
-        .iter()
-        .map(|t| super::format::file_len(t.count()))
-        .sum();
+    report.bytes = tiers.iter().map(|t| t.bytes().len() as u64).sum();
 
     let game = Game::new(pits, rules);
     let ranker = Ranker::new(pits);
     let index = Index::new(pits);
-    let values: Vec<&[u8]> = tiers.iter().map(|t| t.raw()).collect();
-    let stored = |b: Board| values[b.seeds() as usize][ranker.rank(b) as usize] as i8 as i32;
+    let values: Vec<_> = tiers.iter().map(|t| t.compact()).collect();
+    let stored = |b: Board| {
+        values[b.seeds() as usize]
+            .get(ranker.rank(b))
+            .map_or(0, i32::from) // every stream decodes (checked above)
+    };
 
     // 2. The one-step recurrence on sampled (or all) entries.
     for t in &tiers {

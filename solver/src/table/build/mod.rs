@@ -4,12 +4,35 @@
 //! * `write`: a tier's file, written durably in the background.
 //! * `lock`: one build at a time per directory, board size and rule set.
 //!
-//! Memory: every tier, once solved, stays in memory for the tiers above it,
-//! as `TierValues` (anonymous memory asking for huge pages: the tiers
-//! are read at random, see [`crate::platform::AnonArray`]). Tiers kept from
-//! an earlier run are checked, then copied in from their files. Peak memory
-//! is thus about the size of the tables being built (plus the page cache of
-//! the files written, which the kernel may drop at will).
+//! Memory (what is resident while tier `k` is built):
+//!
+//! * tier `k` itself, one `AtomicI8` a board, as it is solved (anonymous
+//!   memory asking for huge pages: read and written at random, see
+//!   [`crate::platform::AnonArray`]); then, while it is encoded, its file
+//!   image (about 0.45 bytes a board);
+//! * tiers `k - 1`, `k - 2`, `k - 3` ([`NEAR`] tiers; fewer, down to
+//!   none, where that would pass three quarters of the machine's memory:
+//!   [`near_tiers`]), one byte a board: most children below a tier are
+//!   one tier down (a move that drops one seed in the store), and most
+//!   captures take a few seeds;
+//! * every tier `0..k`, as its file image (encoded: under half a byte a
+//!   board, see [`super::compact`]), copied into huge-page memory; the
+//!   children further down (captures of many seeds, laps round the board)
+//!   are read from these by decoding one value
+//!   ([`super::compact::Compact::get`]), their bytes prefetched a batch
+//!   ahead.
+//!
+//! So tier `k` needs about `size(k) + size(k-1) + size(k-2) + size(k-3)`
+//! bytes plus the encoded tables below it ([`build_memory_bytes`] at the
+//! top tier). The tiers grow by a factor of about 1.4 a seed (6 houses,
+//! near 28 seeds), so the top four tiers are most of the one-byte total:
+//! the three near tiers buy speed with memory, and are dropped when memory
+//! is short. With none, tier `k` needs `size(k)` plus the encoded tables:
+//! 6 houses, 28 seeds: about 4.3 GB against 5.6 GB for every tier at one
+//! byte; 34 seeds (the depth of the published Kalah(6,6) solution): about
+//! 30 GB against 39 GB. Tiers kept from an earlier run are checked and
+//! copied in from their files (and the near tiers below the first tier
+//! built are decoded to one byte a board).
 //!
 //! The file of each tier is written by a thread of its own while the next
 //! tier is solved (a stop or an error waits for it, so every tier before
@@ -26,13 +49,15 @@ mod write;
 
 pub use lock::{lock_path, try_lock_build};
 
-use super::format::{file_len, file_name, Check};
+use super::compact::{self, Compact};
+use super::format::{file_image, file_name, Check, HEADER_LEN, TRAILER_LEN};
 use super::reader::TierTable;
 use super::{Ranker, TableError, MAX_TIER};
 use crate::board::Game;
 use crate::index::Index;
-use crate::platform::AnonArray;
+use crate::platform::{self, AnonArray};
 use crate::rules::{Rules, MAX_PITS};
+use memmap2::Mmap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI8, Ordering::Relaxed};
@@ -45,6 +70,13 @@ type TierValues = AnonArray<AtomicI8>;
 
 /// The entry of a board not solved yet.
 pub const UNKNOWN: i8 = i8::MIN;
+
+/// Tiers below the one being built kept at one byte a board (the others
+/// are read encoded): tier `k - 1` holds the children of moves that drop
+/// one seed in the store, tiers `k - 2` and `k - 3` those of most
+/// captures. Each tier more costs its size in memory and saves decoding
+/// (docs/PERFORMANCE.md, "Compact tables").
+const NEAR: usize = 3;
 
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +100,8 @@ pub struct TierStats {
     pub seconds: f64,
     /// The complete file was already there and was kept.
     pub reused: bool,
+    /// Bytes of the tier's file.
+    pub bytes: u64,
     pub path: PathBuf,
 }
 
@@ -101,14 +135,51 @@ pub trait Progress: Sync {
     fn rejected(&self, _error: &TableError) {}
 }
 
-/// Bytes of the files of tiers `0..=max_seeds` of `pits` houses a side;
-/// the build needs about as much memory (every tier stays in memory for
-/// the tiers above it).
+/// Bits a board that [`tables_bytes`] and [`build_memory_bytes`] count for
+/// an encoded tier: above what 6-house tables take (3.3 to 3.8).
+const ESTIMATE_BITS: u128 = 4;
+
+/// About the bytes of the encoded tier `k` of `index` (an estimate at
+/// [`ESTIMATE_BITS`] a board: the exact size depends on the values).
+fn encoded_bytes(index: &Index, k: u32) -> u128 {
+    let size = index.tier_size(k);
+    let entries = size.div_ceil(compact::ENTRY_BOARDS as u128) * compact::ENTRY_LEN as u128;
+    (HEADER_LEN + TRAILER_LEN + compact::PADDING) as u128 + entries + size * ESTIMATE_BITS / 8
+}
+
+/// About the bytes of the files of tiers `0..=max_seeds` of `pits` houses
+/// a side (an estimate: 4 bits a board, slightly above what is measured).
 pub fn tables_bytes(pits: usize, max_seeds: u32) -> u128 {
     let index = Index::new(pits);
     (0..=max_seeds)
-        .map(|k| index.tier_size(k).saturating_add(file_len(0) as u128))
+        .map(|k| encoded_bytes(&index, k))
         .fold(0u128, u128::saturating_add)
+}
+
+/// About the memory a build of tiers `0..=max_seeds` needs at its peak, the
+/// top tier (see the module documentation), keeping `near` tiers below the
+/// one built at one byte a board: those tiers and the top one at one byte
+/// a board, every tier encoded (its own included).
+pub fn build_memory_bytes(pits: usize, max_seeds: u32, near: usize) -> u128 {
+    let index = Index::new(pits);
+    (max_seeds.saturating_sub(near as u32)..=max_seeds)
+        .map(|k| index.tier_size(k))
+        .fold(tables_bytes(pits, max_seeds), u128::saturating_add)
+}
+
+/// How many tiers below the one being built a build of `0..=max_seeds`
+/// keeps at one byte a board: [`NEAR`], or fewer where its peak
+/// ([`build_memory_bytes`]) would pass three quarters of `memory` (the
+/// machine's, when known). Fewer tiers cost time (more children decoded),
+/// not correctness: the files are the same.
+pub fn near_tiers(pits: usize, max_seeds: u32, memory: Option<u64>) -> usize {
+    let Some(memory) = memory else {
+        return NEAR;
+    };
+    (0..=NEAR)
+        .rev()
+        .find(|&n| build_memory_bytes(pits, max_seeds, n) <= memory as u128 / 4 * 3)
+        .unwrap_or(0)
 }
 
 /// No progress reports.
@@ -166,7 +237,13 @@ pub fn build_tables(
     let start = Instant::now();
     let game = Game::new(pits, rules);
     let ranker = Ranker::new(pits);
-    let mut lower: Vec<Arc<TierValues>> = Vec::new();
+    // Every tier done, encoded (its file image), and the last one at one
+    // byte a board while the next is built.
+    let mut lower: Vec<Arc<TierTable<Mmap>>> = Vec::new();
+    // `near[i]`: tier k - 1 - i at one byte a board, for the NEAR tiers
+    // below the one being built (empty until needed after kept tiers).
+    let mut near: Vec<TierValues> = Vec::new();
+    let keep_near = near_tiers(pits, max_seeds, platform::physical_memory());
     // The file of the tier solved last, written while the next is solved.
     let mut writing = Writing(None);
     let mut report = BuildReport {
@@ -188,31 +265,52 @@ pub fn build_tables(
         let t0 = Instant::now();
         let path = dir.join(file_name(pits, rules, k));
         let size = index.tier_size(k) as u64;
-        // A complete tier file already there is kept (its checksum checked);
-        // from the first tier that is not, every tier is built.
+        // A complete tier file already there is kept (its checksum checked,
+        // its stream decodable); from the first tier that is not, every
+        // tier is built.
         let mut kept = None;
         if reusing && path.is_file() {
-            match TierTable::open(&path, pits, rules, k, Check::Remembered) {
-                Ok(t) => {
-                    let buf = TierValues::with(t.raw().len(), |b| b.copy_from_slice(t.raw()))
-                        .map_err(|e| TableError::io(&path, "allocate", e))?;
-                    kept = Some(Arc::new(buf));
+            let t = TierTable::load(&path, pits, rules, k, Check::Remembered).and_then(|t| {
+                if pool.install(|| t.compact().is_valid()) {
+                    Ok(t)
+                } else {
+                    Err(TableError::BadHeader {
+                        path: path.clone(),
+                        reason: "the value stream is not a valid encoding".into(),
+                    })
                 }
+            });
+            match t {
+                Ok(t) => kept = Some(Arc::new(t)),
                 Err(e) => progress.rejected(&e),
             }
         }
         let reused = kept.is_some();
-        let values = match kept {
-            Some(values) => values,
+        let table = match kept {
+            Some(table) => {
+                near.clear();
+                table
+            }
             None => {
                 reusing = false;
                 progress.tier_started(k, size);
-                let lower_values: Vec<&[AtomicI8]> = lower.iter().map(|t| t.as_slice()).collect();
+                // The tiers below that were kept: decoded once to one
+                // byte a board.
+                while near.len() < (k as usize).min(keep_near) {
+                    let t = k as usize - 1 - near.len();
+                    near.push(decode_tier(&pool, &lower[t])?);
+                }
+                let near_cells: Vec<&[AtomicI8]> = near.iter().map(|t| t.as_slice()).collect();
+                let deep: Vec<Compact> = lower.iter().map(|t| t.compact()).collect();
+                let below = tier::Below {
+                    near: &near_cells,
+                    deep: &deep,
+                };
                 let values = pool.install(|| {
-                    tier::solve_tier(&game, &ranker, &index, k, &lower_values, progress, stop)
+                    tier::solve_tier(&game, &ranker, &index, k, &below, progress, stop)
                 });
                 let values = match values {
-                    Some(Ok(v)) => Arc::new(v),
+                    Some(Ok(v)) => v,
                     // A failed write of the tier before is reported first: it
                     // means a file is missing.
                     Some(Err(e)) => {
@@ -227,17 +325,20 @@ pub fn build_tables(
                         });
                     }
                 };
+                let table = Arc::new(encode_tier(&pool, &path, pits, rules, k, &values)?);
                 writing.finish()?;
-                let tier = Arc::clone(&values);
+                let tier = Arc::clone(&table);
                 let file = path.clone();
                 writing.0 = Some(
                     std::thread::Builder::new()
                         .name(format!("kalah-write-{k}"))
-                        .spawn(move || write::write_tier(&file, pits, rules, k, tier.as_slice()))
+                        .spawn(move || write::write_tier(&file, tier.bytes()))
                         .map_err(|e| TableError::io(&path, "start the writer thread", e))?,
                 );
                 report.built_boards += size;
-                values
+                near.insert(0, values);
+                near.truncate(keep_near);
+                table
             }
         };
         let stats = TierStats {
@@ -245,16 +346,60 @@ pub fn build_tables(
             boards: size,
             seconds: t0.elapsed().as_secs_f64(),
             reused,
+            bytes: table.bytes().len() as u64,
             path,
         };
         progress.tier_finished(&stats);
         report.tiers.push(stats);
-        report.bytes += file_len(size);
-        lower.push(values);
+        report.bytes += table.bytes().len() as u64;
+        lower.push(table);
     }
     writing.finish()?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The values of a kept tier, one byte a board.
+fn decode_tier(
+    pool: &rayon::ThreadPool,
+    table: &TierTable<Mmap>,
+) -> Result<TierValues, TableError> {
+    let mut failed = None;
+    let values = TierValues::with(table.count() as usize, |bytes| {
+        // An i8 is its byte: decode into the bytes as values.
+        let mut out = vec![0i8; bytes.len()];
+        failed = pool.install(|| table.decode_all(&mut out)).err();
+        for (b, v) in bytes.iter_mut().zip(&out) {
+            *b = *v as u8;
+        }
+    })
+    .map_err(|e| TableError::io(table.path(), "allocate", e))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(values),
+    }
+}
+
+/// The checked file image of tier `k` with `values` (solved), in memory
+/// that asks for huge pages.
+fn encode_tier(
+    pool: &rayon::ThreadPool,
+    path: &Path,
+    pits: usize,
+    rules: Rules,
+    k: u32,
+    values: &TierValues,
+) -> Result<TierTable<Mmap>, TableError> {
+    let cells = values.as_slice();
+    let get = |i: usize| cells[i].load(Relaxed);
+    let image = pool
+        .install(|| file_image(pits, rules, k, cells.len(), &get))
+        .map_err(|e| TableError::Unsupported {
+            reason: format!("tier {k} cannot be encoded: {e:?}"),
+        })?;
+    let map = platform::read_only_copy(&image).map_err(|e| TableError::io(path, "allocate", e))?;
+    drop(image);
+    TierTable::from_bytes(map, path, pits, rules, k, Check::Full)
 }
 
 /// The thread writing a tier file, if any. Dropping it (a panic while the
@@ -278,5 +423,33 @@ impl Drop for Writing {
         if let Some(w) = self.0.take() {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_tiers_fit_the_memory() {
+        let gib = 1u64 << 30;
+        // 6 houses, 28 seeds: every near tier fits in 24 GiB (3/4: 18 GiB).
+        assert_eq!(near_tiers(6, 28, Some(24 * gib)), NEAR);
+        assert_eq!(near_tiers(6, 28, None), NEAR);
+        for memory in [4 * gib, 6 * gib, 8 * gib] {
+            let n = near_tiers(6, 28, Some(memory));
+            assert!(n < NEAR, "{memory}: {n}");
+            assert!(n == 0 || build_memory_bytes(6, 28, n) <= memory as u128 / 4 * 3);
+            if n < NEAR {
+                assert!(build_memory_bytes(6, 28, n + 1) > memory as u128 / 4 * 3);
+            }
+        }
+        assert_eq!(near_tiers(6, 28, Some(1)), 0);
+        // Each near tier costs its tier's size.
+        let index = Index::new(6);
+        assert_eq!(
+            build_memory_bytes(6, 28, 1) - build_memory_bytes(6, 28, 0),
+            index.tier_size(27)
+        );
     }
 }

@@ -23,6 +23,7 @@ use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::platform::{prefetch, Locality};
 use crate::rules::{CaptureRule, MAX_PITS};
+use crate::table::compact::Compact;
 use crate::table::Ranker;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -36,10 +37,26 @@ struct TierSolver<'a, const M: usize> {
     game: &'a Game,
     ranker: &'a Ranker,
     tier: u32,
-    /// `lower[t]`: the values of tier `t < tier`.
-    lower: &'a [&'a [AtomicI8]],
+    /// The values of tier `tier - 1`, one byte each (empty for tier 0):
+    /// most children below the tier are there.
+    prev: &'a [AtomicI8],
+    /// `near[i]`: the values of tier `tier - 1 - i`, one byte each (`near[0]`
+    /// is `prev`): a few tiers below, where most captures lead.
+    near: &'a [&'a [AtomicI8]],
+    /// `deep[t]`: the values of every tier `t < tier`, encoded, decoded on
+    /// demand where `near` does not reach (captures of many seeds, laps
+    /// round the board).
+    deep: &'a [Compact<'a>],
     /// The values of this tier, [`UNKNOWN`] until solved.
     cur: &'a [AtomicI8],
+}
+
+/// The tiers below the one being solved.
+pub(super) struct Below<'a> {
+    /// `near[i]`: tier `k - 1 - i`, one byte a board.
+    pub near: &'a [&'a [AtomicI8]],
+    /// `deep[t]`: every tier `t < k`, encoded.
+    pub deep: &'a [Compact<'a>],
 }
 
 /// All values of tier `k`, or `None` if stopped.
@@ -48,7 +65,7 @@ pub(super) fn solve_tier(
     ranker: &Ranker,
     index: &Index,
     k: u32,
-    lower: &[&[AtomicI8]],
+    below: &Below,
     progress: &dyn Progress,
     stop: &AtomicBool,
 ) -> Option<std::io::Result<TierValues>> {
@@ -71,7 +88,9 @@ pub(super) fn solve_tier(
                 game,
                 ranker,
                 tier: k,
-                lower,
+                prev: below.near.first().copied().unwrap_or(&[]),
+                near: below.near,
+                deep: below.deep,
                 cur,
             }
             .solve_all(progress, stop)
@@ -135,18 +154,20 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                 owners[nb] = (r, nk);
                 nb += 1;
                 if nb == BLOCK {
-                    self.resolve_all(&kids, &owners);
+                    self.resolve_all(&mut kids, &owners);
                     (nk, nb) = (0, 0);
                 }
             }
         }
-        self.resolve_all(&kids, &owners[..nb]);
+        self.resolve_all(&mut kids, &owners[..nb]);
     }
 
     /// Stores the value of every board of `owners` (its rank, and the end of
     /// its children in `kids`).
     #[inline]
-    fn resolve_all(&self, kids: &[Kid], owners: &[(usize, usize)]) {
+    fn resolve_all(&self, kids: &mut [Kid<'a>], owners: &[(usize, usize)]) {
+        let end = owners.last().map_or(0, |o| o.1);
+        self.decode_deep(&mut kids[..end]);
         let mut start = 0;
         for &(r, end) in owners {
             let v = resolve(&kids[start..end]);
@@ -231,18 +252,23 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                     cell: &self.cur[(opp.own_part + part) as usize],
                     base: 0,
                     sign: -1,
+                    deep: 0,
+                    rank: 0,
                 },
                 Plan::Extra { part } => Kid {
-                    cell: &self.lower[down as usize]
+                    cell: &self.prev
                         [(part + self.ranker.opp_part::<M>(seeds as u64 - 1, opp.lanes)) as usize],
                     base: 1,
                     sign: 1,
+                    deep: 0,
+                    rank: 0,
                 },
                 Plan::Pass { adds, part } => Kid {
-                    cell: &self.lower[down as usize]
-                        [(self.ranker.own_part::<M>(opp.lanes + adds) + part) as usize],
+                    cell: &self.prev[(self.ranker.own_part::<M>(opp.lanes + adds) + part) as usize],
                     base: 1,
                     sign: -1,
+                    deep: 0,
+                    rank: 0,
                 },
                 Plan::Capture {
                     facing_shift,
@@ -256,17 +282,15 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                             cell: &self.cur[(opp.own_part + part) as usize],
                             base: 0,
                             sign: -1,
+                            deep: 0,
+                            rank: 0,
                         }
                     } else {
                         let left = opp.lanes & !(0xFF << facing_shift);
                         let left_seeds = (self.tier - seeds - f as u32) as u64;
                         let rank = self.ranker.own_part::<M>(left)
                             + self.ranker.opp_part::<M>(left_seeds, rest);
-                        Kid {
-                            cell: &self.lower[(down - f as u32) as usize][rank as usize],
-                            base: 1 + f as i32,
-                            sign: -1,
-                        }
+                        self.lower_kid(down - f as u32, rank, 1 + f as i32, -1)
                     }
                 }
                 Plan::Sow { house } => self.kid(b, house as usize),
@@ -277,6 +301,8 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                     std::ptr::eq(want.cell, kid.cell)
                         && want.base == kid.base
                         && want.sign == kid.sign
+                        && want.deep == kid.deep
+                        && want.rank == kid.rank
                 },
                 "planned child {n} of {b:?}"
             );
@@ -293,17 +319,87 @@ impl<'a, const M: usize> TierSolver<'a, M> {
     fn kid(&self, b: Board, house: usize) -> Kid<'a> {
         let s = self.game.sow(b, house);
         let t = self.tier - s.gain as u32;
-        let cells = if t < self.tier {
-            self.lower[t as usize]
+        let rank = self.ranker.rank_of::<M>(s.board);
+        let sign = if s.extra_turn { 1 } else { -1 };
+        if t == self.tier {
+            Kid {
+                cell: &self.cur[rank as usize],
+                base: 0,
+                sign,
+                deep: 0,
+                rank: 0,
+            }
         } else {
-            self.cur
-        };
-        Kid {
-            cell: &cells[self.ranker.rank_of::<M>(s.board) as usize],
-            base: s.gain as i32,
-            sign: if s.extra_turn { 1 } else { -1 },
+            self.lower_kid(t, rank, s.gain as i32, sign as i32)
         }
     }
+
+    /// The child of rank `rank` in tier `t < tier`, worth `base + sign *
+    /// V(child)` to its parent: a cell of the tier below, or a value of a
+    /// deeper tier to decode once the batch is expanded (its index entry
+    /// prefetched now; see [`Self::decode_deep`]).
+    #[inline]
+    fn lower_kid(&self, t: u32, rank: u64, base: i32, sign: i32) -> Kid<'a> {
+        if let Some(cells) = self.near.get((self.tier - 1 - t) as usize) {
+            return Kid {
+                cell: &cells[rank as usize],
+                base: base as i16,
+                sign: sign as i8,
+                deep: 0,
+                rank: 0,
+            };
+        }
+        let tiers = &self.deep[t as usize];
+        match u32::try_from(rank) {
+            Ok(r) if t < u8::MAX as u32 => {
+                if let Some(entry) = tiers.entry_of(rank) {
+                    prefetch(entry, Locality::L2);
+                }
+                Kid {
+                    cell: &ZERO,
+                    base: base as i16,
+                    sign: sign as i8,
+                    deep: t as u8 + 1,
+                    rank: r,
+                }
+            }
+            // A rank too large to defer: decoded now.
+            _ => Kid {
+                cell: &ZERO,
+                base: (base + sign * decoded(tiers, rank)) as i16,
+                sign: 0,
+                deep: 0,
+                rank: 0,
+            },
+        }
+    }
+
+    /// Decodes the children of `kids` in deeper tiers, into their `base`
+    /// (`sign` 0): first every one's bytes are prefetched (their index
+    /// entries were, when they were expanded), then read.
+    #[inline]
+    fn decode_deep(&self, kids: &mut [Kid]) {
+        for k in kids.iter().filter(|k| k.deep != 0) {
+            if let Some(bytes) = self.deep[k.deep as usize - 1].data_of(k.rank as u64) {
+                for b in bytes {
+                    prefetch(b, Locality::L2);
+                }
+            }
+        }
+        for k in kids.iter_mut().filter(|k| k.deep != 0) {
+            let v = decoded(&self.deep[k.deep as usize - 1], k.rank as u64);
+            k.base += k.sign as i16 * v as i16;
+            k.sign = 0;
+            k.deep = 0;
+        }
+    }
+}
+
+/// The value of rank `rank` of an encoded tier.
+#[inline]
+fn decoded(tier: &Compact, rank: u64) -> i32 {
+    tier.get(rank)
+        .expect("the builder validates every encoded tier it reads") as i32
 }
 
 /// The best of the children `kids` of one board. Every child is solved: it
@@ -314,7 +410,7 @@ fn resolve(kids: &[Kid]) -> i32 {
     for k in kids {
         let cv = k.cell.load(Relaxed);
         debug_assert_ne!(cv, UNKNOWN, "a child solved after its parent");
-        best = best.max(k.base + k.sign * cv as i32);
+        best = best.max(k.base as i32 + k.sign as i32 * cv as i32);
     }
     best
 }
@@ -528,8 +624,14 @@ static ZERO: AtomicI8 = AtomicI8::new(0);
 #[derive(Clone, Copy)]
 struct Kid<'a> {
     cell: &'a AtomicI8,
-    base: i32,
-    sign: i32,
+    base: i16,
+    sign: i8,
+    /// `t + 1` for a child in a deeper tier `t` (encoded; `cell` unused)
+    /// until [`TierSolver::decode_deep`] decodes it; else 0.
+    deep: u8,
+    /// The child's rank, for a deeper tier. (16 bytes in all: a batch's
+    /// children stay within L1.)
+    rank: u32,
 }
 
 impl Default for Kid<'_> {
@@ -538,6 +640,8 @@ impl Default for Kid<'_> {
             cell: &ZERO,
             base: 0,
             sign: 0,
+            deep: 0,
+            rank: 0,
         }
     }
 }

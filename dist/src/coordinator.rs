@@ -1,0 +1,357 @@
+//! The coordinator's loop: replay the top tree, hand the units it needs to
+//! idle workers, stop the ones it no longer needs, store each answer.
+//!
+//! The loop is the same for every engine ([`Engine`]): MPI ranks, or the
+//! simulated workers of [`crate::sim`].
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::facts::Facts;
+use crate::plan::{RootState, Solved, TopTree};
+use crate::store::WorkDir;
+use crate::unit::{houses_text, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+
+/// A unit handed to a worker.
+#[derive(Clone, Copy, Debug)]
+pub struct Issue {
+    pub key: UnitKey,
+    /// Issue order, unique over the run and its resumptions.
+    pub seq: u64,
+    /// Nodes after which a test is split (0: never).
+    pub budget: u64,
+    /// Whether the top tree expects the test to hold.
+    pub expect: bool,
+}
+
+/// A worker's reply to an [`Issue`].
+#[derive(Clone, Copy, Debug)]
+pub struct Reply {
+    pub worker: usize,
+    pub seq: u64,
+    /// `None`: cancelled.
+    pub verdict: Option<Verdict>,
+    pub nodes: u64,
+    pub seconds: f64,
+}
+
+/// Workers the coordinator hands units to.
+pub trait Engine {
+    /// Workers, numbered `0..workers()`.
+    fn workers(&self) -> usize;
+    /// Hands `issue` to the idle `worker`.
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String>;
+    /// Asks `worker` to stop unit `seq` (it replies either way).
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String>;
+    /// The next reply (blocks).
+    fn wait(&mut self) -> Result<Reply, String>;
+    /// Seconds since the engine started (simulated time for a simulation).
+    fn now(&self) -> f64;
+    /// Tells every worker the run is over (all are idle).
+    fn finish(&mut self) -> Result<(), String>;
+    /// Whether this engine runs `key`; `speculative` when the search does
+    /// not need it yet. A simulation runs no speculation the recorded run
+    /// has no answer for.
+    fn can_run(&self, _key: &UnitKey, _speculative: bool) -> bool {
+        true
+    }
+}
+
+/// How the coordinator runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Node budget of a test (0: none), see [`Issue::budget`].
+    pub budget: u64,
+    /// Progress lines on stderr every this many seconds (0: none).
+    pub progress_every: f64,
+}
+
+/// What a finished run found and spent.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub solved: Solved,
+    pub counts: UnitCounts,
+    /// Seconds from the first issue to the answer (engine time).
+    pub seconds: f64,
+    /// The root's first guess and tests.
+    pub root: RootState,
+    /// When each step of the root search was decided (engine seconds since
+    /// the start): the guess, each test, the value, the perfect game.
+    pub timeline: Vec<(f64, String)>,
+}
+
+/// The units of a run and their nodes.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct UnitCounts {
+    /// Units answered (this run and the earlier ones it resumed), split
+    /// ones included.
+    pub units: u64,
+    /// Their nodes.
+    pub unit_nodes: u64,
+    /// Of those, units split (their nodes are wasted: the children were
+    /// searched again as units).
+    pub split_units: u64,
+    pub split_nodes: u64,
+    /// Units stopped because they became unnecessary, and their nodes.
+    pub cancelled_units: u64,
+    pub cancelled_nodes: u64,
+    /// Units answered by this run (the others came from the work directory).
+    pub units_this_run: u64,
+}
+
+impl UnitCounts {
+    /// Every node the workers searched.
+    pub fn total_nodes(&self) -> u64 {
+        self.unit_nodes + self.cancelled_nodes
+    }
+}
+
+struct Flight {
+    key: UnitKey,
+    seq: u64,
+    issued_at: f64,
+    issued_after: u64,
+    cancelled: bool,
+}
+
+/// Where answers go: the work directory (a real run) or nowhere (a
+/// simulation).
+pub trait Sink {
+    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), String>;
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String>;
+}
+
+impl Sink for WorkDir {
+    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), String> {
+        self.write(key, record).map_err(|e| e.to_string())
+    }
+
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String> {
+        self.append_cancelled(record).map_err(|e| e.to_string())
+    }
+}
+
+/// A sink that keeps nothing.
+pub struct Discard;
+
+impl Sink for Discard {
+    fn answered(&mut self, _: &UnitKey, _: &UnitRecord) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Runs the solve to its end: `earlier` are the records of the runs it
+/// resumes (their units are not issued again).
+///
+/// # Errors
+/// An engine failure, a sink that cannot store, contradicting results.
+pub fn coordinate(
+    tree: &TopTree<'_>,
+    identity: &RunIdentity,
+    earlier: &[UnitRecord],
+    engine: &mut dyn Engine,
+    sink: &mut dyn Sink,
+    settings: Settings,
+) -> Result<Finished, String> {
+    let mut facts = Facts::default();
+    let mut done = Finished {
+        solved: Solved {
+            value: 0,
+            pv: Vec::new(),
+        },
+        counts: UnitCounts::default(),
+        seconds: 0.0,
+        root: RootState::default(),
+        timeline: Vec::new(),
+    };
+    let mut steps = 0;
+    let mut seq = 0;
+    for r in earlier {
+        let key = r.check(identity)?;
+        facts.add(key, r.verdict);
+        count(&mut done, r);
+        seq = seq.max(r.seq + 1);
+    }
+    let mut flight: Vec<Option<Flight>> = (0..engine.workers()).map(|_| None).collect();
+    let started = engine.now();
+    let mut last_note = Instant::now();
+    loop {
+        let plan = tree.plan(&mut facts).map_err(|e| e.to_string())?;
+        let now = engine.now() - started;
+        let decided = root_steps(&plan.root);
+        while steps < decided.len() {
+            done.timeline.push((now, decided[steps].clone()));
+            steps += 1;
+        }
+        if let Some(solved) = plan.solved {
+            done.timeline.push((now, "perfect game".into()));
+            for (w, f) in flight.iter_mut().enumerate() {
+                if let Some(f) = f.as_mut().filter(|f| !f.cancelled) {
+                    engine.cancel(w, f.seq)?;
+                    f.cancelled = true;
+                }
+            }
+            while flight.iter().any(Option::is_some) {
+                let reply = engine.wait()?;
+                take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
+            }
+            engine.finish()?;
+            done.solved = solved;
+            done.root = plan.root;
+            done.seconds = engine.now() - started;
+            return Ok(done);
+        }
+        let needed: HashSet<UnitKey> = plan.needed.iter().copied().collect();
+        for (w, f) in flight.iter_mut().enumerate() {
+            if let Some(f) = f
+                .as_mut()
+                .filter(|f| !f.cancelled && !needed.contains(&f.key))
+            {
+                engine.cancel(w, f.seq)?;
+                f.cancelled = true;
+            }
+        }
+        let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
+        let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
+        let ready = plan
+            .needed
+            .iter()
+            .zip(&plan.expect)
+            .enumerate()
+            .filter(|&(i, (k, _))| !running.contains(k) && engine.can_run(k, i >= plan.required))
+            .map(|(_, (&k, &e))| (k, e))
+            .take(idle.len())
+            .collect::<Vec<_>>();
+        for (w, (key, expect)) in idle.into_iter().zip(ready) {
+            let issue = Issue {
+                key,
+                seq,
+                budget: settings.budget,
+                expect,
+            };
+            seq += 1;
+            engine.start(w, &issue)?;
+            flight[w] = Some(Flight {
+                key,
+                seq: issue.seq,
+                issued_at: engine.now(),
+                issued_after: done.counts.units,
+                cancelled: false,
+            });
+        }
+        if flight.iter().all(Option::is_none) {
+            return Err(
+                "no workers: start at least two ranks (one coordinator, one worker)".into(),
+            );
+        }
+        let reply = engine.wait()?;
+        if let Some((key, verdict)) =
+            take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
+        {
+            facts.add(key, verdict);
+        }
+        if settings.progress_every > 0.0
+            && last_note.elapsed().as_secs_f64() >= settings.progress_every
+        {
+            last_note = Instant::now();
+            let busy = flight.iter().flatten().count();
+            eprintln!(
+                "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}",
+                done.counts.units,
+                done.counts.units_this_run,
+                busy,
+                plan.needed.len().saturating_sub(busy),
+                root_text(&plan.root)
+            );
+        }
+    }
+}
+
+/// The root search's decided steps, in order.
+fn root_steps(r: &RootState) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(g) = r.guess {
+        out.push(format!("guess {g:+}"));
+    }
+    for &(b, holds) in &r.tests {
+        out.push(format!("{}{b}", if holds { ">=" } else { "<" }));
+    }
+    out
+}
+
+fn root_text(r: &RootState) -> String {
+    match r.beta {
+        Some(b) => format!("value in [{}, {}], testing >= {b}", r.lower, r.upper),
+        None if r.pv_moves > 0 => format!(
+            "value {}, perfect game: {} sowings so far",
+            r.lower, r.pv_moves
+        ),
+        None => "first guess".to_string(),
+    }
+}
+
+fn count(done: &mut Finished, r: &UnitRecord) {
+    done.counts.units += 1;
+    done.counts.unit_nodes += r.nodes;
+    if r.verdict == Verdict::Split {
+        done.counts.split_units += 1;
+        done.counts.split_nodes += r.nodes;
+    }
+}
+
+/// Takes in one reply: frees its worker, stores the answer (or the
+/// cancelled unit's cost). The answer's key and verdict, when answered.
+fn take(
+    flight: &mut [Option<Flight>],
+    reply: &Reply,
+    identity: &RunIdentity,
+    now: f64,
+    sink: &mut dyn Sink,
+    done: &mut Finished,
+) -> Result<Option<(UnitKey, Verdict)>, String> {
+    let f = match flight.get_mut(reply.worker).and_then(Option::take) {
+        Some(f) if f.seq == reply.seq => f,
+        other => {
+            return Err(format!(
+                "worker {} answered unit {} it was not running ({:?})",
+                reply.worker,
+                reply.seq,
+                other.map(|f| f.seq)
+            ))
+        }
+    };
+    let record = UnitRecord {
+        identity: identity.clone(),
+        board: format!("{:032x}", f.key.board.packed()),
+        houses: houses_text(f.key.board, identity.pits),
+        beta: (f.key.beta != EXACT).then_some(f.key.beta),
+        verdict: reply.verdict.unwrap_or(Verdict::Split),
+        nodes: reply.nodes,
+        seconds: reply.seconds,
+        worker: reply.worker,
+        seq: f.seq,
+        issued_after: f.issued_after,
+        issued_at: f.issued_at,
+        answered_at: now,
+    };
+    match reply.verdict {
+        Some(v) => {
+            sink.answered(&f.key, &record)?;
+            count(done, &record);
+            done.counts.units_this_run += 1;
+            Ok(Some((f.key, v)))
+        }
+        None => {
+            sink.cancelled(&record)?;
+            done.counts.cancelled_units += 1;
+            done.counts.cancelled_nodes += reply.nodes;
+            Ok(None)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The in-process engine: one worker in the coordinator's own process,
+//! units answered one at a time as they are issued. For tests of the top
+//! tree and for machines without MPI; never cancels (a unit is answered
+//! before the next plan).
+
+use std::time::Instant;
+
+use crate::coordinator::{Engine, Issue, Reply};
+use crate::worker::UnitSolver;
+
+pub struct LocalEngine {
+    solver: UnitSolver,
+    issued: Option<Issue>,
+    started: Instant,
+}
+
+impl LocalEngine {
+    pub fn new(solver: UnitSolver) -> LocalEngine {
+        LocalEngine {
+            solver,
+            issued: None,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Engine for LocalEngine {
+    fn workers(&self) -> usize {
+        1
+    }
+
+    fn start(&mut self, _: usize, issue: &Issue) -> Result<(), String> {
+        self.issued = Some(*issue);
+        Ok(())
+    }
+
+    fn cancel(&mut self, _: usize, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn wait(&mut self) -> Result<Reply, String> {
+        let issue = self.issued.take().ok_or("no unit is running")?;
+        let a = self.solver.solve(issue.key, issue.budget, || false);
+        Ok(Reply {
+            worker: 0,
+            seq: issue.seq,
+            verdict: a.verdict,
+            nodes: a.nodes,
+            seconds: a.seconds,
+        })
+    }
+
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}

@@ -1,0 +1,632 @@
+//! `kalah-dist`: one exact solve spread over MPI ranks (rank 0 coordinates,
+//! the others answer units), its table preparation, a replay of a recorded
+//! run on simulated workers, and the engine's dispatch measurement.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use kalah::cli::engine::{prepare_tables, TableArgs};
+use kalah::cli::{CliError, RulesArgs};
+use kalah_solver::table::Tables;
+use kalah_solver::{Game, Position, Probe, Rules};
+
+use kalah_dist::coordinator::{coordinate, Finished, Settings};
+use kalah_dist::plan::TopTree;
+use kalah_dist::report;
+use kalah_dist::sim::simulate;
+use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::unit::RunIdentity;
+use kalah_dist::worker::UnitSolver;
+
+/// One exact Kalah solve spread over many processes: run `solve` under
+/// `mpirun -n W+1` (or Slurm's `srun`); rank 0 holds the top of the tree
+/// and its state in the work directory, ranks 1..W answer units.
+/// scripts/dist-local.sh does all of it on one machine.
+#[derive(Parser, Debug)]
+#[command(name = "kalah-dist", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Open (and build when missing) the endgame tables a solve will use,
+    /// before the ranks start: run once, on one machine of the cluster.
+    Prepare(GameSpec),
+    /// Solve Kalah(M,N) from the start: every rank runs this command.
+    /// Killed, the same command resumes from the work directory.
+    Solve(SolveArgs),
+    /// Replay the run recorded in a work directory on simulated workers.
+    Simulate(SimArgs),
+    /// Measure the engine: round trips of empty units through MPI.
+    Ping(PingArgs),
+}
+
+#[derive(Args, Debug)]
+struct GameSpec {
+    /// Houses a side.
+    #[arg(short = 'm', long, default_value_t = 6)]
+    pits: usize,
+    /// Seeds a house at the start.
+    #[arg(short = 'n', long)]
+    seeds: usize,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    tables: TableArgs,
+}
+
+#[derive(Args, Debug)]
+struct SolveArgs {
+    #[command(flatten)]
+    game: GameSpec,
+    /// The work directory: the coordinator's whole state (created when
+    /// new; must be the same command's to resume).
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+    /// Boards this many sowings below the start are units (default: 6,
+    /// 8 from 50 seeds on).
+    #[arg(long, value_name = "PLIES")]
+    frontier: Option<u32>,
+    /// A test that searches more nodes than this is stopped and its board's
+    /// children become units instead (0: never).
+    #[arg(long, value_name = "NODES", default_value_t = 0)]
+    unit_budget: u64,
+    /// Each worker's transposition table, MiB.
+    #[arg(long, default_value_t = 256)]
+    tt_mb: usize,
+    /// Without MPI: answer the units in this process, one at a time.
+    #[arg(long)]
+    local: bool,
+    /// Print one JSON object: `kalah solve --json`'s fields and the units'.
+    #[arg(long)]
+    json: bool,
+    /// Progress lines on stderr every this many seconds (0: none).
+    #[arg(long, default_value_t = 5.0)]
+    progress: f64,
+}
+
+#[derive(Args, Debug)]
+struct SimArgs {
+    /// A work directory of a finished run.
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+    #[command(flatten)]
+    tables: TableArgs,
+    /// Simulated worker counts, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,64,512,4096")]
+    workers: Vec<usize>,
+    /// Nodes a second of one worker (default: the recorded units' nodes
+    /// over their seconds).
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Seconds to hand out a unit and get its answer back.
+    #[arg(long, default_value_t = 0.0001)]
+    latency: f64,
+    /// Dispatch in waves, as Slurm job arrays would: each wave costs this
+    /// many seconds beyond its longest unit, and no unit is stopped.
+    #[arg(long, value_name = "SECONDS")]
+    waves: Option<f64>,
+    /// Also predict a game this many times the recorded work (e.g. the
+    /// ratio of Kalah(6,6)'s nodes to Kalah(6,5)'s): its units assumed
+    /// like the recorded ones, that many times as many, so that on P
+    /// workers it keeps the efficiency the recorded run has on P / GROWTH.
+    #[arg(long)]
+    growth: Option<f64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct PingArgs {
+    /// Empty units to send.
+    #[arg(long, default_value_t = 20000)]
+    units: u64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Prepare(g) => prepare(&g),
+        Command::Solve(a) => solve(&a),
+        Command::Simulate(a) => sim(&a),
+        Command::Ping(a) => ping(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kalah-dist: {e}");
+            ExitCode::from(if matches!(e, CliError::Input(_)) {
+                2
+            } else {
+                1
+            })
+        }
+    }
+}
+
+fn failure(e: impl std::fmt::Display) -> CliError {
+    CliError::Failure(e.to_string())
+}
+
+fn start_of(g: &GameSpec) -> Result<Position, CliError> {
+    Position::start(g.pits, g.seeds)
+        .map_err(|e| CliError::Input(format!("--pits {} --seeds {}: {e}", g.pits, g.seeds)))
+}
+
+fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>, CliError> {
+    let start = start_of(g)?;
+    prepare_tables(
+        &g.tables,
+        g.pits,
+        g.rules.rules(),
+        start.total_seeds(),
+        build,
+    )
+}
+
+fn prepare(g: &GameSpec) -> Result<(), CliError> {
+    let t = tables_of(g, true)?;
+    match t {
+        Some(t) => println!(
+            "endgame tables of up to {} seeds ready in {}",
+            t.max_seeds(),
+            t.dir().display()
+        ),
+        None => println!("no endgame tables for this game"),
+    }
+    Ok(())
+}
+
+/// The default frontier: deep enough that the units outnumber the workers
+/// of a cluster many times over.
+fn default_frontier(total_seeds: u32) -> u32 {
+    if total_seeds >= 50 {
+        8
+    } else {
+        6
+    }
+}
+
+fn solve(a: &SolveArgs) -> Result<(), CliError> {
+    let start = start_of(&a.game)?;
+    if a.local {
+        return coordinate_here(a, start, None);
+    }
+    mpi_solve(a, start)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), CliError> {
+    Err(CliError::Input(
+        "this kalah-dist was built without MPI: build it with `cargo build --release -p kalah-dist --features mpi`, or answer the units in this process with --local".into(),
+    ))
+}
+
+#[cfg(feature = "mpi")]
+fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
+    use kalah_dist::mpi_engine::{MpiEngine, World};
+    let world = World::init().map_err(failure)?;
+    if world.size() < 2 {
+        return Err(CliError::Input(
+            "kalah-dist solve needs at least 2 ranks (a coordinator and a worker): mpirun -n W+1"
+                .into(),
+        ));
+    }
+    // Which process is which rank: for people (and the fault tests) who
+    // want to stop one.
+    let ranks = a.work.join("ranks");
+    let pid_file = ranks.join(format!("{}.pid", world.rank()));
+    let noted = std::fs::create_dir_all(&ranks)
+        .and_then(|()| std::fs::write(&pid_file, format!("{}\n", std::process::id())));
+    let result = if let Err(e) = noted {
+        Err(CliError::Input(format!("{}: {e}", pid_file.display())))
+    } else if world.rank() == 0 {
+        coordinate_here(a, start, Some(&mut || Box::new(MpiEngine::new(&world))))
+    } else {
+        tables_of(&a.game, false)
+            .and_then(|t| {
+                UnitSolver::new(Game::new(a.game.pits, a.game.rules.rules()), t, a.tt_mb)
+                    .map_err(failure)
+            })
+            .map(|s| world.serve(&s))
+    };
+    if let Err(e) = &result {
+        // One rank failing ends them all: the others would wait forever.
+        eprintln!("kalah-dist (rank {}): {e}", world.rank());
+        world.abort(if matches!(e, CliError::Input(_)) {
+            2
+        } else {
+            1
+        });
+    }
+    result
+}
+
+type EngineMaker<'m> = &'m mut dyn FnMut() -> Box<dyn kalah_dist::coordinator::Engine + 'm>;
+
+/// The coordinator: opens the work directory and the tables, runs the top
+/// tree over `engine` (the in-process one when `None`), prints the answer.
+fn coordinate_here(
+    a: &SolveArgs,
+    start: Position,
+    engine: Option<EngineMaker<'_>>,
+) -> Result<(), CliError> {
+    let rules = a.game.rules.rules();
+    let game = Game::new(a.game.pits, rules);
+    let t0 = std::time::Instant::now();
+    let tables = tables_of(&a.game, false)?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let table_seeds = tables.as_ref().map(|t| t.max_seeds());
+    let identity = RunIdentity {
+        pits: a.game.pits,
+        rules: rules.slug(),
+        table_seeds: table_seeds.unwrap_or(0),
+    };
+    let frontier = a
+        .frontier
+        .unwrap_or_else(|| default_frontier(start.total_seeds()));
+    let config = RunConfig {
+        format: 1,
+        identity: identity.clone(),
+        seeds: a.game.seeds,
+        frontier,
+        budget: a.unit_budget,
+    };
+    let mut dir = WorkDir::open(&a.work, &config).map_err(|e| CliError::Input(e.to_string()))?;
+    let loaded = dir.load().map_err(failure)?;
+    for r in &loaded.refused {
+        eprintln!("kalah-dist: refused (recomputed): {r}");
+    }
+    if !loaded.records.is_empty() {
+        eprintln!(
+            "kalah-dist: resuming from {}: {} units answered before",
+            a.work.display(),
+            loaded.records.len()
+        );
+    }
+    let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
+    let mut engine: Box<dyn kalah_dist::coordinator::Engine + '_> = match engine {
+        Some(make) => make(),
+        None => {
+            let solver = UnitSolver::new(game.clone(), tables.clone(), a.tt_mb).map_err(failure)?;
+            Box::new(kalah_dist::local::LocalEngine::new(solver))
+        }
+    };
+    let workers = engine.workers();
+    // Speculation only where workers would idle: never in this process.
+    let speculate = if a.local { 0 } else { workers };
+    let tree = TopTree::new(&game, probe, frontier, start, speculate);
+    let settings = Settings {
+        budget: a.unit_budget,
+        progress_every: a.progress,
+    };
+    let mut done = coordinate(
+        &tree,
+        &identity,
+        &loaded.records,
+        &mut *engine,
+        &mut dir,
+        settings,
+    )
+    .map_err(failure)?;
+    done.counts.cancelled_units += loaded.cancelled.len() as u64;
+    done.counts.cancelled_nodes += loaded.cancelled.iter().map(|r| r.nodes).sum::<u64>();
+    print_answer(
+        a,
+        &game,
+        start,
+        &done,
+        (table_seeds, build_seconds),
+        workers,
+        frontier,
+    )
+}
+
+fn print_answer(
+    a: &SolveArgs,
+    game: &Game,
+    start: Position,
+    done: &Finished,
+    (table_seeds, build_seconds): (Option<u32>, f64),
+    workers: usize,
+    frontier: u32,
+) -> Result<(), CliError> {
+    let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
+    let replayed = report::replay(game, start, &houses).map_err(|e| failure(e.0))?;
+    if replayed != done.solved.value {
+        return Err(failure(format!(
+            "the perfect game found ends {replayed:+}, not the value {:+}: refused",
+            done.solved.value
+        )));
+    }
+    let j = report::json(
+        game,
+        a.game.seeds,
+        done,
+        table_seeds,
+        build_seconds,
+        workers,
+        frontier,
+        &a.work.display().to_string(),
+    );
+    if a.json {
+        println!("{}", serde_json::to_string(&j).expect("plain struct"));
+        return Ok(());
+    }
+    println!("Kalah({},{}), {}", game.pits(), a.game.seeds, game.rules());
+    println!(
+        "value: {:+} ({})",
+        j.value,
+        match j.value.signum() {
+            1 => "first player wins",
+            0 => "draw",
+            _ => "second player wins",
+        }
+    );
+    println!("principal variation: {}", j.pv);
+    println!(
+        "units: {} answered ({} this run, {} split), {} cancelled",
+        j.counts.units, j.counts.units_this_run, j.counts.split_units, j.counts.cancelled_units
+    );
+    println!(
+        "nodes: {} ({} in answered units, {} in split ones, {} in cancelled ones)",
+        j.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
+    );
+    println!(
+        "root: first guess {}, tests {}",
+        j.guess.map_or("-".into(), |g| format!("{g:+}")),
+        j.root_tests.join(" ")
+    );
+    println!("time: {:.2} s with {} workers", j.solve_seconds, j.threads);
+    Ok(())
+}
+
+fn rules_of(slug: &str, path: &Path) -> Result<Rules, CliError> {
+    (0..16u8)
+        .filter_map(Rules::from_code)
+        .find(|r| r.slug() == slug)
+        .ok_or_else(|| CliError::Input(format!("{}: unknown rules {slug:?}", path.display())))
+}
+
+fn sim(a: &SimArgs) -> Result<(), CliError> {
+    let path = a.work.join("run.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+    let config: RunConfig = serde_json::from_str(&text)
+        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+    let rules = rules_of(&config.identity.rules, &path)?;
+    let pits = config.identity.pits;
+    let start = Position::start(pits, config.seeds).map_err(failure)?;
+    let game = Game::new(pits, rules);
+    let spec = GameSpec {
+        pits,
+        seeds: config.seeds,
+        rules: RulesArgs {
+            empty_capture: rules.capture == kalah_solver::CaptureRule::Empty,
+            end: match rules.end {
+                kalah_solver::EndRule::Sweep => kalah::cli::common::EndArg::Sweep,
+                kalah_solver::EndRule::Delayed => kalah::cli::common::EndArg::Delayed,
+                kalah_solver::EndRule::NoSweep => kalah::cli::common::EndArg::NoSweep,
+            },
+        },
+        tables: TableArgs {
+            tables: a.tables.tables.clone(),
+            table_seeds: Some(config.identity.table_seeds),
+            no_tables: config.identity.table_seeds == 0,
+        },
+    };
+    let tables = tables_of(&spec, false)?;
+    let dir = WorkDir::open(&a.work, &config).map_err(failure)?;
+    let loaded = dir.load().map_err(failure)?;
+    let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
+    let answered: Vec<_> = loaded
+        .records
+        .iter()
+        .filter(|r| r.verdict != kalah_dist::unit::Verdict::Split)
+        .collect();
+    let rate = a.rate.unwrap_or_else(|| {
+        let n: u64 = answered.iter().map(|r| r.nodes).sum();
+        let s: f64 = answered.iter().map(|r| r.seconds).sum();
+        if s > 0.0 {
+            n as f64 / s
+        } else {
+            1e6
+        }
+    });
+    let mut rows = Vec::new();
+    for &p in &a.workers {
+        let tree = TopTree::new(&game, probe, config.frontier, start, p);
+        let r = simulate(
+            &tree,
+            &config.identity,
+            &loaded.records,
+            &loaded.cancelled,
+            p,
+            kalah_dist::sim::Dispatch {
+                rate,
+                latency: a.latency,
+                waves: a.waves,
+            },
+            config.budget,
+        )
+        .map_err(failure)?;
+        rows.push(r);
+    }
+    let t1 = rows
+        .iter()
+        .find(|r| r.workers == 1)
+        .map(|r| r.seconds)
+        .unwrap_or(f64::NAN);
+    let efficiency = |r: &kalah_dist::sim::SimResult| t1 / (r.seconds * r.workers as f64);
+    // Efficiency on `p` workers, interpolated in log p between the
+    // simulated counts (1 below the smallest).
+    let efficiency_at = |p: f64| -> f64 {
+        let mut points: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| ((r.workers as f64).ln(), efficiency(r)))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let x = p.max(1.0).ln();
+        match points.iter().position(|&(px, _)| px >= x) {
+            Some(0) => points[0].1.min(1.0),
+            Some(i) => {
+                let (x0, y0) = points[i - 1];
+                let (x1, y1) = points[i];
+                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            }
+            None => points.last().map_or(1.0, |p| p.1),
+        }
+    };
+    let predicted: Vec<(usize, f64)> = match a.growth {
+        Some(g) => rows
+            .iter()
+            .map(|r| {
+                let p = r.workers as f64;
+                (r.workers, g * t1 / (p * efficiency_at(p / g)))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if a.json {
+        let j: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "workers": r.workers,
+                    "seconds": r.seconds,
+                    "speedup": t1 / r.seconds,
+                    "efficiency": r.busy_seconds / (r.seconds * r.workers as f64),
+                    "units": r.units,
+                    "cancelled_units": r.cancelled_units,
+                    "nodes": r.nodes,
+                    "longest_unit_seconds": r.longest_unit,
+                    "timeline": r.timeline,
+                    "guessed_units": r.guessed,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "growth": a.growth,
+            "predicted_seconds": predicted,
+            "work": a.work.display().to_string(),
+            "rate": rate,
+            "latency": a.latency,
+            "waves": a.waves,
+            "recorded_units": loaded.records.len(),
+            "recorded_nodes": loaded.records.iter().map(|r| r.nodes).sum::<u64>(),
+            "runs": j,
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "replay of {} ({} units recorded), {:.3e} nodes/s a worker, {}",
+        a.work.display(),
+        loaded.records.len(),
+        rate,
+        match a.waves {
+            Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
+            None => format!("one by one, {} s dispatch latency", a.latency),
+        }
+    );
+    println!(
+        "{:>8} {:>12} {:>9} {:>10} {:>8} {:>10} {:>8} {:>14}",
+        "workers", "seconds", "speedup", "busy", "units", "cancelled", "guessed", "longest unit s"
+    );
+    for r in &rows {
+        println!(
+            "{:>8} {:>12.2} {:>9.1} {:>9.0}% {:>8} {:>10} {:>8} {:>14.3}",
+            r.workers,
+            r.seconds,
+            t1 / r.seconds,
+            100.0 * r.busy_seconds / (r.seconds * r.workers as f64),
+            r.units,
+            r.cancelled_units,
+            r.guessed,
+            r.longest_unit
+        );
+    }
+    if let Some(g) = a.growth {
+        println!("a game {g} times the work (same unit sizes, {g} times as many units):");
+        for (p, s) in &predicted {
+            println!("{p:>8} workers {:>14.0} s = {:>10.2} days", s, s / 86400.0);
+        }
+    }
+    for r in &rows {
+        let steps: Vec<String> = r
+            .timeline
+            .iter()
+            .map(|(t, s)| format!("{s} at {t:.2}"))
+            .collect();
+        println!("{} workers: {}", r.workers, steps.join(", "));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn ping(_: &PingArgs) -> Result<(), CliError> {
+    Err(CliError::Input(
+        "this kalah-dist was built without MPI (cargo build --release -p kalah-dist --features mpi)"
+            .into(),
+    ))
+}
+
+#[cfg(feature = "mpi")]
+fn ping(a: &PingArgs) -> Result<(), CliError> {
+    use kalah_dist::coordinator::{Engine, Issue};
+    use kalah_dist::mpi_engine::{MpiEngine, World};
+    use kalah_dist::unit::UnitKey;
+    let world = World::init().map_err(failure)?;
+    let solver = UnitSolver::new(Game::new(6, Rules::STANDARD), None, 1).map_err(failure)?;
+    if world.rank() != 0 {
+        world.serve(&solver);
+        return Ok(());
+    }
+    let mut e = MpiEngine::new(&world);
+    let w = e.workers();
+    if w == 0 {
+        return Err(CliError::Input("ping needs at least 2 ranks".into()));
+    }
+    // A finished board: each unit is answered without search.
+    let key = UnitKey {
+        board: kalah_solver::Board::EMPTY,
+        beta: 0,
+    };
+    let issue = |seq| Issue {
+        key,
+        seq,
+        budget: 0,
+        expect: true,
+    };
+    let mut seq = 0;
+    let t0 = std::time::Instant::now();
+    for worker in 0..w {
+        e.start(worker, &issue(seq)).map_err(failure)?;
+        seq += 1;
+    }
+    let mut answered = 0;
+    while answered < a.units {
+        let r = e.wait().map_err(failure)?;
+        answered += 1;
+        if seq < a.units {
+            e.start(r.worker, &issue(seq)).map_err(failure)?;
+            seq += 1;
+        }
+    }
+    let s = t0.elapsed().as_secs_f64();
+    e.finish().map_err(failure)?;
+    println!(
+        "{} empty units over {} workers in {:.3} s: {:.0} units/s, {:.1} us a round trip per worker",
+        a.units,
+        w,
+        s,
+        a.units as f64 / s,
+        s / (a.units as f64 / w as f64) * 1e6
+    );
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! The MPI engine: rank 0 coordinates, ranks 1.. are workers. Launched by
+//! `mpirun -n W+1` or by Slurm's `srun` (scripts/slurm/).
+//!
+//! Messages are arrays of `u64`, all between rank 0 and one worker (MPI
+//! keeps their order per pair):
+//!
+//! ```text
+//! tag 1 UNIT    0 -> w  [board low 64 bits, board high 64 bits, beta as i64, budget, seq]
+//! tag 2 CANCEL  0 -> w  [seq]            stop unit seq if still running
+//! tag 3 STOP    0 -> w  [0]              the run is over: leave
+//! tag 4 REPLY   w -> 0  [seq, verdict, value as i64, nodes, nanoseconds]
+//!                       verdict: 0 cancelled, 1 at least, 2 below, 3 exact, 4 split
+//! ```
+//!
+//! Every rank polls (`MPI_Iprobe`) with short sleeps instead of blocking
+//! in a receive: Open MPI's blocking receive spins a core, which a worker
+//! needs for its search. Only each rank's main thread calls MPI
+//! (`MPI_THREAD_FUNNELED`); a worker searches on a second thread.
+
+use std::time::{Duration, Instant};
+
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::Threading;
+
+use crate::coordinator::{Engine, Issue, Reply};
+use crate::unit::{UnitKey, Verdict};
+use crate::worker::UnitSolver;
+use kalah_solver::Board;
+
+const UNIT: i32 = 1;
+const CANCEL: i32 = 2;
+const STOP: i32 = 3;
+const REPLY: i32 = 4;
+
+/// An initialised MPI world.
+pub struct World {
+    _universe: mpi::environment::Universe,
+    world: SimpleCommunicator,
+}
+
+impl World {
+    /// Initialises MPI (funneled threads).
+    ///
+    /// # Errors
+    /// MPI already initialised or without the thread support needed.
+    pub fn init() -> Result<World, String> {
+        let (universe, level) = mpi::initialize_with_threading(Threading::Funneled)
+            .ok_or("MPI is already initialised")?;
+        if level < Threading::Funneled {
+            return Err(format!(
+                "this MPI offers threads at level {level:?}; funneled is needed"
+            ));
+        }
+        let world = universe.world();
+        Ok(World {
+            _universe: universe,
+            world,
+        })
+    }
+
+    pub fn rank(&self) -> i32 {
+        self.world.rank()
+    }
+
+    pub fn size(&self) -> i32 {
+        self.world.size()
+    }
+
+    /// Ends the whole job (every rank) after a fatal error on one.
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+
+    /// A blocking wait for the next message to this rank from rank 0,
+    /// polling: its tag and payload.
+    fn next_from_coordinator(&self) -> (i32, [u64; 5]) {
+        let mut nap = Duration::from_micros(20);
+        loop {
+            if let Some(m) = self.poll_from_coordinator() {
+                return m;
+            }
+            std::thread::sleep(nap);
+            nap = (nap * 2).min(Duration::from_millis(2));
+        }
+    }
+
+    fn poll_from_coordinator(&self) -> Option<(i32, [u64; 5])> {
+        let (msg, status) = self.world.process_at_rank(0).immediate_matched_probe()?;
+        let mut buf = [0u64; 5];
+        let n = status.count(u64::equivalent_datatype()) as usize;
+        let mut tmp = vec![0u64; n];
+        msg.matched_receive_into(&mut tmp[..]);
+        buf[..n.min(5)].copy_from_slice(&tmp[..n.min(5)]);
+        Some((status.tag(), buf))
+    }
+
+    /// A worker rank's life: answer units until told to stop.
+    pub fn serve(&self, solver: &UnitSolver) {
+        let coordinator = self.world.process_at_rank(0);
+        loop {
+            let (tag, m) = self.next_from_coordinator();
+            match tag {
+                STOP => return,
+                UNIT => {
+                    let key = UnitKey {
+                        board: Board::from_packed(m[0] as u128 | (m[1] as u128) << 64),
+                        beta: m[2] as i64 as i32,
+                    };
+                    let (budget, seq) = (m[3], m[4]);
+                    let mut stop_after = false;
+                    let a = solver.solve(key, budget, || {
+                        match self.poll_from_coordinator() {
+                            Some((CANCEL, c)) => c[0] == seq,
+                            // The coordinator sends nothing else while a
+                            // unit runs but a cancel; a STOP would come
+                            // only after this reply.
+                            Some((STOP, _)) => {
+                                stop_after = true;
+                                true
+                            }
+                            _ => false,
+                        }
+                    });
+                    let (code, value) = match a.verdict {
+                        None => (0, 0),
+                        Some(Verdict::AtLeast) => (1, 0),
+                        Some(Verdict::Below) => (2, 0),
+                        Some(Verdict::Exact(v)) => (3, v as i64 as u64),
+                        Some(Verdict::Split) => (4, 0),
+                    };
+                    let reply = [seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
+                    coordinator.send_with_tag(&reply[..], REPLY);
+                    if stop_after {
+                        return;
+                    }
+                }
+                // A cancel that crossed the unit's reply: nothing to stop.
+                _ => {}
+            }
+        }
+    }
+}
+
+use mpi::datatype::Equivalence;
+
+/// The coordinator's side: rank 0 handing units to ranks 1..size.
+pub struct MpiEngine<'w> {
+    world: &'w World,
+    started: Instant,
+}
+
+impl<'w> MpiEngine<'w> {
+    pub fn new(world: &'w World) -> MpiEngine<'w> {
+        MpiEngine {
+            world,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Engine for MpiEngine<'_> {
+    fn workers(&self) -> usize {
+        (self.world.size() - 1).max(0) as usize
+    }
+
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+        let b = issue.key.board.packed();
+        let m = [
+            b as u64,
+            (b >> 64) as u64,
+            issue.key.beta as i64 as u64,
+            issue.budget,
+            issue.seq,
+        ];
+        self.world
+            .world
+            .process_at_rank(worker as i32 + 1)
+            .send_with_tag(&m[..], UNIT);
+        Ok(())
+    }
+
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+        self.world
+            .world
+            .process_at_rank(worker as i32 + 1)
+            .send_with_tag(&[seq][..], CANCEL);
+        Ok(())
+    }
+
+    fn wait(&mut self) -> Result<Reply, String> {
+        let mut nap = Duration::from_micros(20);
+        loop {
+            if let Some((msg, status)) = self
+                .world
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(REPLY)
+            {
+                let mut m = [0u64; 5];
+                msg.matched_receive_into(&mut m[..]);
+                let verdict = match m[1] {
+                    0 => None,
+                    1 => Some(Verdict::AtLeast),
+                    2 => Some(Verdict::Below),
+                    3 => Some(Verdict::Exact(m[2] as i64 as i32)),
+                    4 => Some(Verdict::Split),
+                    c => {
+                        return Err(format!(
+                            "rank {}: unknown verdict {c}",
+                            status.source_rank()
+                        ))
+                    }
+                };
+                return Ok(Reply {
+                    worker: (status.source_rank() - 1) as usize,
+                    seq: m[0],
+                    verdict,
+                    nodes: m[3],
+                    seconds: m[4] as f64 / 1e9,
+                });
+            }
+            std::thread::sleep(nap);
+            nap = (nap * 2).min(Duration::from_millis(2));
+        }
+    }
+
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        for r in 1..self.world.size() {
+            self.world
+                .world
+                .process_at_rank(r)
+                .send_with_tag(&[0u64][..], STOP);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,579 @@
+//! The top of the tree: which units the solve needs next, given what is
+//! known.
+//!
+//! The coordinator never searches below the frontier itself. It replays a
+//! deterministic search over the top of the tree against the facts known
+//! so far ([`Facts`]: unit results, endgame tables, finished games) and
+//! collects the frontier tests that search cannot decide yet: those are
+//! the units it needs. The replay is the coordinator's whole state: after
+//! a restart, the same facts (read back from the work directory) give the
+//! same plan, and only units never answered are issued again.
+//!
+//! # The search
+//!
+//! 1. A first guess: the exact value of the frontier board reached by
+//!    following the best child of a shallow search from the root (one
+//!    [`EXACT`] unit), plus the gains along that path.
+//! 2. MTD(f) at the root with boolean tests: `value >= beta` for a
+//!    sequence of bounds that starts at the guess, moves away from it by
+//!    one step, one step, two, four, ... until a test goes the other way,
+//!    then bisects.
+//!    Values step by 2 when every seed ends in a store (the value has the
+//!    parity of the seeds on the board).
+//! 3. Each test is an AND/OR evaluation of the top tree in alpha-beta
+//!    order, children best first by a shallow search: a node expected to
+//!    hold (a cut node) takes its children one at a time, the next only
+//!    once the previous one failed (its later children are speculation,
+//!    run only by workers with nothing needed to do, and stopped when
+//!    the first child holds); a node expected to fail (an all node) takes
+//!    all of its children at once. A frontier board (`frontier` sowings from the root, or one
+//!    whose unit was split) is a unit. Transpositions meet in [`Facts`] and
+//!    in the set of units needed, so each test is asked once.
+//! 4. A perfect game: from the root, the first child in that order whose
+//!    value keeps the parent's value is played, until the game ends (tests
+//!    of the top tree again; most are already decided by the value's
+//!    proof, the rest are units).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use kalah_solver::search::ordering::{Child, Children};
+use kalah_solver::search::PvMove;
+use kalah_solver::{Board, EndRule, Game, Position, Probe};
+
+use crate::facts::Facts;
+use crate::unit::{UnitKey, EXACT};
+
+/// A test's outcome as far as the facts go.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Status {
+    /// Decided.
+    Known(bool),
+    /// Waits on units (added to [`Plan::needed`]).
+    Pending,
+}
+
+/// Where the root search stands, for progress lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RootState {
+    /// The first guess, once known.
+    pub guess: Option<i32>,
+    /// The root tests decided so far, in order: `(beta, value >= beta)`.
+    pub tests: Vec<(i32, bool)>,
+    /// The value is in `[lower, upper]` (after the tests decided so far).
+    pub lower: i32,
+    pub upper: i32,
+    /// The test running: `value >= beta`; `None` during the guess and the
+    /// perfect game.
+    pub beta: Option<i32>,
+    /// Moves of the perfect game found so far.
+    pub pv_moves: usize,
+}
+
+/// The solve's value and a perfect game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solved {
+    /// Final store difference for South, the first player.
+    pub value: i32,
+    pub pv: Vec<PvMove>,
+}
+
+/// What one replay found.
+#[derive(Debug)]
+pub struct Plan {
+    /// The units needed now, most urgent first, without repeats; after
+    /// those the test needs, speculative ones: the later children of cut
+    /// nodes still waiting on their first child (needed if that child
+    /// fails), for workers that would otherwise be idle.
+    pub needed: Vec<UnitKey>,
+    /// For each of [`Plan::needed`]: whether its test is expected to hold
+    /// (exact units: true).
+    pub expect: Vec<bool>,
+    /// How many of [`Plan::needed`] (the first ones) the search needs; the
+    /// rest are speculation.
+    pub required: usize,
+    pub root: RootState,
+    /// The answer, once everything is known.
+    pub solved: Option<Solved>,
+}
+
+/// Why a plan cannot be made.
+#[derive(Debug)]
+pub enum PlanError {
+    /// No move of a position keeps its value: the facts contradict each
+    /// other (a wrong table or a corrupted unit record).
+    Inconsistent { position: Position, value: i32 },
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::Inconsistent { position, value } => write!(
+                f,
+                "inconsistent results: no sowing of {position} keeps its value {value} (check the tables with `kalah verify` and the unit records)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// The fixed parts of the top-tree search.
+pub struct TopTree<'a> {
+    pub game: &'a Game,
+    /// Endgame tables the coordinator answers small boards from.
+    pub probe: Option<&'a dyn Probe>,
+    /// Boards this many sowings below the root are units.
+    pub frontier: u32,
+    /// The start of the game.
+    pub start: Position,
+    /// At most this many speculative units (see [`Plan::needed`]); 0: none.
+    pub speculate: usize,
+    /// The move order of each top-tree board, computed once.
+    pub orders: RefCell<HashMap<Board, Vec<Child>>>,
+}
+
+/// One replay: a walk over the top tree that learns derived facts and
+/// collects the units needed.
+struct Pass<'a, 'f> {
+    tree: &'a TopTree<'a>,
+    facts: &'f mut Facts,
+    needed: Vec<UnitKey>,
+    expect: Vec<bool>,
+    seen: HashSet<UnitKey>,
+    /// Speculative units, with their expectations (repeats allowed).
+    spec: Vec<(UnitKey, bool)>,
+    /// Inside a speculative subtree.
+    speculating: u32,
+}
+
+impl<'a> TopTree<'a> {
+    /// The top tree of the game from `start`.
+    pub fn new(
+        game: &'a Game,
+        probe: Option<&'a dyn Probe>,
+        frontier: u32,
+        start: Position,
+        speculate: usize,
+    ) -> TopTree<'a> {
+        TopTree {
+            game,
+            probe,
+            frontier,
+            start,
+            speculate,
+            orders: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Replays the whole search against `facts` (taking in what it derives)
+    /// and says which units it needs, or the answer.
+    ///
+    /// # Errors
+    /// Facts that contradict each other.
+    pub fn plan(&self, facts: &mut Facts) -> Result<Plan, PlanError> {
+        let mut pass = Pass {
+            tree: self,
+            facts,
+            needed: Vec::new(),
+            expect: Vec::new(),
+            seen: HashSet::new(),
+            spec: Vec::new(),
+            speculating: 0,
+        };
+        let mut root = RootState::default();
+        let solved = pass.drive(&mut root)?;
+        let required = pass.needed.len();
+        for (key, expect) in std::mem::take(&mut pass.spec) {
+            if pass.seen.insert(key) {
+                pass.needed.push(key);
+                pass.expect.push(expect);
+            }
+        }
+        Ok(Plan {
+            needed: pass.needed,
+            expect: pass.expect,
+            required,
+            root,
+            solved,
+        })
+    }
+
+    /// The children of a top-tree board, best first by a shallow search
+    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
+    fn order(&self, board: Board) -> Vec<Child> {
+        if let Some(kids) = self.orders.borrow().get(&board) {
+            return kids.clone();
+        }
+        let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
+            .as_slice()
+            .iter()
+            .map(|c| {
+                let g = c.sown.gain as i32;
+                let v = shallow(self.game, self.probe, c.sown.board, ORDER_DEPTH, -MAX, MAX);
+                (if c.sown.extra_turn { g + v } else { g - v }, *c)
+            })
+            .collect();
+        // Stable: equal scores keep the engine's order.
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let kids: Vec<Child> = scored.into_iter().map(|(_, c)| c).collect();
+        self.orders.borrow_mut().insert(board, kids.clone());
+        kids
+    }
+
+    /// The value step: 2 when the value has the parity of the seeds on the
+    /// board (every seed ends in a store), else 1.
+    fn step(&self) -> i32 {
+        if self.game.rules().end == EndRule::NoSweep {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+impl Pass<'_, '_> {
+    fn need(&mut self, key: UnitKey, expect: bool) {
+        if self.speculating > 0 {
+            if self.spec.len() < self.tree.speculate {
+                self.spec.push((key, expect));
+            }
+        } else if self.seen.insert(key) {
+            self.needed.push(key);
+            self.expect.push(expect);
+        }
+    }
+
+    /// Where the lists of units stand, for [`Pass::unneed`].
+    fn mark(&self) -> (usize, usize) {
+        (self.needed.len(), self.spec.len())
+    }
+
+    /// Forgets the units added since `mark`: the node they were for is
+    /// decided without them.
+    fn unneed(&mut self, (mark, spec): (usize, usize)) {
+        self.spec.truncate(spec);
+        self.expect.truncate(mark);
+        for key in self.needed.drain(mark..) {
+            self.seen.remove(&key);
+        }
+    }
+
+    /// The exact value when known without a unit: a finished game, the
+    /// endgame tables, or meeting bounds.
+    fn exact(&self, board: Board) -> Option<i32> {
+        if let Some(v) = self.tree.game.terminal_value(board) {
+            return Some(v);
+        }
+        if let Some(p) = self.tree.probe {
+            if board.seeds() <= p.max_seeds() {
+                return p.probe(board);
+            }
+        }
+        self.facts.exact(board)
+    }
+
+    /// `value(board) >= beta` without searching: exact values, the trivial
+    /// bounds, facts.
+    fn quick(&self, board: Board, beta: i32) -> Option<bool> {
+        if let Some(v) = self.exact(board) {
+            return Some(v >= beta);
+        }
+        let s = board.seeds() as i32;
+        if beta <= -s {
+            return Some(true);
+        }
+        if beta > s {
+            return Some(false);
+        }
+        self.facts.test(board, beta)
+    }
+
+    /// Tests `value(board) >= beta` for a board `depth` sowings below the
+    /// root; `expect` is whether it is expected to hold (a cut node: its
+    /// children are taken one at a time) or not (an all node: all at once).
+    fn test(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+        if let Some(b) = self.quick(board, beta) {
+            return Status::Known(b);
+        }
+        if depth >= self.tree.frontier && !self.facts.split(board) {
+            self.need(UnitKey { board, beta }, expect);
+            return Status::Pending;
+        }
+        if self.speculating > 0 && self.spec.len() >= self.tree.speculate {
+            return Status::Pending;
+        }
+        let mark = self.mark();
+        let kids = self.tree.order(board);
+        let mut pending = false;
+        for (i, c) in kids.iter().enumerate() {
+            match self.child(c, beta, depth, expect) {
+                Status::Known(true) => {
+                    self.unneed(mark);
+                    self.facts.learn(board, beta, true);
+                    return Status::Known(true);
+                }
+                Status::Known(false) => {}
+                Status::Pending => {
+                    pending = true;
+                    if expect {
+                        // A cut node waits on this child; the later ones
+                        // are speculation (and one already known to hold
+                        // decides the node now).
+                        self.speculating += 1;
+                        let mut holds = false;
+                        for c in &kids[i + 1..] {
+                            if self.child(c, beta, depth, expect) == Status::Known(true) {
+                                holds = true;
+                                break;
+                            }
+                        }
+                        self.speculating -= 1;
+                        if holds {
+                            self.unneed(mark);
+                            self.facts.learn(board, beta, true);
+                            return Status::Known(true);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        if pending {
+            Status::Pending
+        } else {
+            self.facts.learn(board, beta, false);
+            Status::Known(false)
+        }
+    }
+
+    /// Whether sowing `c` reaches `beta` for the parent's mover: the
+    /// child's own test, negated when the turn passes.
+    fn child(&mut self, c: &Child, beta: i32, depth: u32, expect: bool) -> Status {
+        let g = c.sown.gain as i32;
+        if c.sown.extra_turn {
+            self.test(c.sown.board, beta - g, depth + 1, expect)
+        } else {
+            match self.test(c.sown.board, g - beta + 1, depth + 1, !expect) {
+                Status::Known(b) => Status::Known(!b),
+                Status::Pending => Status::Pending,
+            }
+        }
+    }
+
+    /// The first guess: from the root down to the frontier, the child a
+    /// shallow search ([`shallow`], [`GUESS_DEPTH`] sowings) finds best,
+    /// then one exact unit at the frontier board reached; the gains along
+    /// the path added. `None` while it waits on that unit. Only the exact
+    /// unit is read from the facts (never a bound a test derived), so every
+    /// replay makes the same guess.
+    fn guess(&mut self, board: Board, depth: u32) -> Option<i32> {
+        let game = self.tree.game;
+        if let Some(v) = game.terminal_value(board) {
+            return Some(v);
+        }
+        if let Some(v) = self.tree.probe.and_then(|p| p.probe(board)) {
+            return Some(v);
+        }
+        if depth >= self.tree.frontier {
+            let key = UnitKey { board, beta: EXACT };
+            return match self.facts.exact(board) {
+                Some(v) => Some(v),
+                None => {
+                    self.need(key, true);
+                    None
+                }
+            };
+        }
+        let kids = ordered(game, board);
+        let value = |c: &Child| {
+            let g = c.sown.gain as i32;
+            let v = shallow(game, self.tree.probe, c.sown.board, GUESS_DEPTH, -MAX, MAX);
+            if c.sown.extra_turn {
+                g + v
+            } else {
+                g - v
+            }
+        };
+        let best = kids
+            .as_slice()
+            .iter()
+            .map(|c| (value(c), c))
+            .fold(None, |b: Option<(i32, &Child)>, (v, c)| match b {
+                Some((bv, _)) if bv >= v => b,
+                _ => Some((v, c)),
+            })
+            .map(|(_, c)| *c)
+            .expect("an unfinished board has a move");
+        let g = best.sown.gain as i32;
+        let v = self.guess(best.sown.board, depth + 1)?;
+        Some(if best.sown.extra_turn { g + v } else { g - v })
+    }
+
+    /// The whole search: guess, MTD(f), perfect game.
+    fn drive(&mut self, root: &mut RootState) -> Result<Option<Solved>, PlanError> {
+        let start = self.tree.start;
+        let board = start.board();
+        let s = board.seeds() as i32;
+        let step = self.tree.step();
+        root.lower = -s;
+        root.upper = s;
+        let Some(guess) = self.guess(board, 0) else {
+            return Ok(None);
+        };
+        root.guess = Some(guess);
+        // The lattice of possible values: -s, -s + step, ..., s.
+        let down = |x: i32| x - (x + s).rem_euclid(step);
+        let mut beta = down(guess.clamp(-s, s));
+        if beta <= root.lower {
+            beta = root.lower + step;
+        }
+        let mut delta = step;
+        let (mut rose, mut fell) = (false, false);
+        while root.lower < root.upper {
+            root.beta = Some(beta);
+            let holds = match self.test(board, beta, 0, beta <= guess) {
+                Status::Pending => return Ok(None),
+                Status::Known(b) => b,
+            };
+            root.tests.push((beta, holds));
+            if holds {
+                root.lower = beta;
+                rose = true;
+            } else {
+                root.upper = beta - step;
+                fell = true;
+            }
+            if root.lower >= root.upper {
+                break;
+            }
+            let n = (root.upper - root.lower) / step;
+            beta = match (rose, fell) {
+                (true, true) => root.lower + step * ((n + 1) / 2),
+                (true, false) => (beta + delta).min(root.upper),
+                (false, _) => (beta - delta).max(root.lower + step),
+            };
+            // Steps of one, one, two, four, ...: the guess is usually
+            // within a step or two of the value.
+            if root.tests.len() > 1 {
+                delta *= 2;
+            }
+        }
+        root.beta = None;
+        let value = root.lower + start.store_difference();
+        let pv = match self.perfect_game(root)? {
+            Some(pv) => pv,
+            None => return Ok(None),
+        };
+        Ok(Some(Solved { value, pv }))
+    }
+
+    /// A perfect game from the start, once its value is known; `None` while
+    /// it waits on units.
+    fn perfect_game(&mut self, root: &mut RootState) -> Result<Option<Vec<PvMove>>, PlanError> {
+        let game = self.tree.game;
+        let mut pos = self.tree.start;
+        let mut vb = root.lower;
+        let mut pv = Vec::new();
+        let mut depth = 0;
+        while !pos.is_over(game.rules()) {
+            let kids = self.tree.order(pos.board());
+            let mut chosen = None;
+            for c in &kids {
+                // The child keeps the value: its own value is exactly what
+                // the parent's value leaves it (bounded above by it always).
+                let g = c.sown.gain as i32;
+                let keeps = if c.sown.extra_turn {
+                    self.test(c.sown.board, vb - g, depth + 1, true)
+                } else {
+                    match self.test(c.sown.board, g - vb + 1, depth + 1, false) {
+                        Status::Known(b) => Status::Known(!b),
+                        Status::Pending => Status::Pending,
+                    }
+                };
+                match keeps {
+                    Status::Known(true) => {
+                        chosen = Some(*c);
+                        break;
+                    }
+                    Status::Known(false) => {}
+                    Status::Pending => return Ok(None),
+                }
+            }
+            let Some(c) = chosen else {
+                return Err(PlanError::Inconsistent {
+                    position: pos,
+                    value: vb + pos.store_difference(),
+                });
+            };
+            let side = pos.to_move();
+            let g = c.sown.gain as i32;
+            let played = pos
+                .play(game, c.house as usize + 1)
+                .expect("a child of the board is a legal move");
+            pv.push(PvMove {
+                side,
+                house: c.house as usize + 1,
+                extra_turn: played.extra_turn,
+                position: pos,
+            });
+            vb = if c.sown.extra_turn { vb - g } else { g - vb };
+            depth += 1;
+            root.pv_moves = pv.len();
+        }
+        Ok(Some(pv))
+    }
+}
+
+/// Sowings of the shallow search that picks the first guess's path.
+const GUESS_DEPTH: u32 = 6;
+
+/// Sowings of the shallow search that orders the top tree's children.
+const ORDER_DEPTH: u32 = 4;
+
+/// Beyond every value (a board holds at most 255 seeds).
+const MAX: i32 = 1 << 10;
+
+/// A depth-limited fail-hard alpha-beta in `[alpha, beta]`: exact values
+/// from finished games and tables, 0 (an even future) at the horizon.
+fn shallow(
+    game: &Game,
+    probe: Option<&dyn Probe>,
+    board: Board,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
+    if let Some(v) = game.terminal_value(board) {
+        return v;
+    }
+    if let Some(v) = probe.and_then(|p| p.probe(board)) {
+        return v;
+    }
+    if depth == 0 {
+        return 0;
+    }
+    for c in ordered(game, board).as_slice() {
+        let g = c.sown.gain as i32;
+        let v = if c.sown.extra_turn {
+            g + shallow(game, probe, c.sown.board, depth - 1, alpha - g, beta - g)
+        } else {
+            g - shallow(game, probe, c.sown.board, depth - 1, g - beta, g - alpha)
+        };
+        if v > alpha {
+            alpha = v;
+            if alpha >= beta {
+                break;
+            }
+        }
+    }
+    alpha
+}
+
+/// The children of `board` in the engine's move order (store gain, extra
+/// turns, right to left).
+fn ordered(game: &Game, board: Board) -> Children {
+    let mut kids = Children::generate(game, board, None, true);
+    kids.sort();
+    kids
+}

@@ -1,0 +1,105 @@
+//! The answer of a distributed solve: checked against its own perfect
+//! game, then as the JSON object of `kalah solve --json` plus the units.
+
+use kalah::service::answer::{round3, Outcome};
+use kalah_solver::{Game, Position, Side};
+use serde::Serialize;
+
+use crate::coordinator::{Finished, UnitCounts};
+
+/// `kalah solve --json`'s fields, then the distributed run's.
+#[derive(Serialize, Debug)]
+pub struct SolvedJson {
+    pub pits: usize,
+    pub seeds: usize,
+    pub rules: String,
+    /// The side the value is for: the first player, South.
+    pub to_move: char,
+    pub value: i32,
+    pub result: Outcome,
+    pub best_turn: Vec<usize>,
+    pub pv: String,
+    /// Every node the workers searched (answered, split and cancelled units).
+    pub nodes: u64,
+    pub nodes_per_second: u64,
+    pub table_seeds: Option<u32>,
+    pub build_seconds: f64,
+    pub solve_seconds: f64,
+    /// Worker processes.
+    pub threads: usize,
+    #[serde(flatten)]
+    pub counts: UnitCounts,
+    /// Sowings from the start to the frontier.
+    pub frontier: u32,
+    /// The root's first guess (value for South) and its tests in order:
+    /// `">=B"` held, `"<B"` did not.
+    pub guess: Option<i32>,
+    pub root_tests: Vec<String>,
+    pub work: String,
+}
+
+/// Why an answer is refused.
+#[derive(Debug)]
+pub struct ReplayError(pub String);
+
+/// Plays `houses` (1-based) from `start` and returns the final store
+/// difference for South.
+///
+/// # Errors
+/// An illegal move, or a game not over at the end of the line.
+pub fn replay(game: &Game, start: Position, houses: &[usize]) -> Result<i32, ReplayError> {
+    let mut pos = start;
+    for (i, &h) in houses.iter().enumerate() {
+        pos.play(game, h)
+            .map_err(|e| ReplayError(format!("move {} (house {h}): {e}", i + 1)))?;
+    }
+    pos.final_score(game.rules())
+        .ok_or_else(|| ReplayError("the perfect game does not reach the end".into()))
+}
+
+/// The JSON answer of a finished run.
+#[allow(clippy::too_many_arguments)]
+pub fn json(
+    game: &Game,
+    seeds: usize,
+    done: &Finished,
+    table_seeds: Option<u32>,
+    build_seconds: f64,
+    workers: usize,
+    frontier: u32,
+    work: &str,
+) -> SolvedJson {
+    let line = kalah_solver::query::pv_line(&done.solved.pv);
+    let nodes = done.counts.total_nodes();
+    let rate = if done.seconds > 0.0 {
+        nodes as f64 / done.seconds
+    } else {
+        0.0
+    };
+    SolvedJson {
+        pits: game.pits(),
+        seeds,
+        rules: game.rules().slug(),
+        to_move: Side::South.letter(),
+        value: done.solved.value,
+        result: Outcome::of(done.solved.value),
+        best_turn: line.turns.first().cloned().unwrap_or_default(),
+        pv: line.to_string(),
+        nodes,
+        nodes_per_second: rate.round() as u64,
+        table_seeds,
+        build_seconds: round3(build_seconds),
+        solve_seconds: round3(done.seconds),
+        threads: workers,
+        counts: done.counts,
+        frontier,
+        guess: done.root.guess,
+        root_tests: done
+            .root
+            .tests
+            .iter()
+            .map(|&(b, holds)| format!("{}{b}", if holds { ">=" } else { "<" }))
+            .collect(),
+        work: work.to_string(),
+    }
+}

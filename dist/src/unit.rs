@@ -1,0 +1,144 @@
+//! A work unit and its result record.
+//!
+//! A unit asks one question of one board: is its value (for the player to
+//! move, stores excluded, as [`kalah_solver::Solver::solve_board`]) at
+//! least `beta`? That is one null-window test, the step MTD(f) is made of.
+//! A unit with [`EXACT`] as its bound asks for the value itself (the first
+//! guess of the top tree). A worker answers with a [`Verdict`]; the
+//! coordinator stores it as a [`UnitRecord`], one JSON file a unit
+//! ([`crate::store`]).
+
+use kalah_solver::Board;
+use serde::{Deserialize, Serialize};
+
+/// The bound of a unit asking for the exact value instead of a test.
+pub const EXACT: i32 = i32::MIN;
+
+/// What a unit asks: `value(board) >= beta`, or the value when `beta` is
+/// [`EXACT`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct UnitKey {
+    pub board: Board,
+    pub beta: i32,
+}
+
+impl UnitKey {
+    /// The file stem of its record: the packed board in 32 hex digits, the
+    /// bound (`x` for an exact unit).
+    pub fn stem(&self) -> String {
+        if self.beta == EXACT {
+            format!("{:032x}_x", self.board.packed())
+        } else {
+            format!("{:032x}_{}", self.board.packed(), self.beta)
+        }
+    }
+}
+
+/// A worker's answer to a unit.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub enum Verdict {
+    /// `value >= beta`.
+    AtLeast,
+    /// `value < beta`.
+    Below,
+    /// The exact value (a unit with [`EXACT`] as its bound).
+    Exact(i32),
+    /// The unit ran past its node budget and was stopped: the coordinator
+    /// searches this board's children as units instead.
+    Split,
+}
+
+/// The unit's identity outside the board and bound: a result is valid only
+/// for the same houses, rules and table depth (the table depth changes no
+/// value, only the cost, but a record that claims another depth is not
+/// what this run would have computed and is refused).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct RunIdentity {
+    /// Houses a side.
+    pub pits: usize,
+    /// The rule set's slug (`Rules::slug`).
+    pub rules: String,
+    /// The endgame tables the workers probe: boards of up to this many seeds.
+    pub table_seeds: u32,
+}
+
+/// One unit's result, as stored in `units/<stem>.json`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct UnitRecord {
+    #[serde(flatten)]
+    pub identity: RunIdentity,
+    /// The board, packed (see `kalah_solver::board`), 32 hex digits.
+    pub board: String,
+    /// The houses, the mover's then the opponent's, for people.
+    pub houses: String,
+    /// The bound tested; `null` for an exact unit.
+    pub beta: Option<i32>,
+    pub verdict: Verdict,
+    /// Search nodes the worker spent on it.
+    pub nodes: u64,
+    /// Seconds the worker spent on it.
+    pub seconds: f64,
+    /// The worker (MPI rank) that solved it.
+    pub worker: usize,
+    /// Issue order over the run (and its resumptions).
+    pub seq: u64,
+    /// What it waited on: the number of results the coordinator had when
+    /// it issued the unit (the unit depended on some of them).
+    pub issued_after: u64,
+    /// Seconds since the coordinator started when it was issued and when
+    /// its answer came.
+    pub issued_at: f64,
+    pub answered_at: f64,
+}
+
+/// The houses of `board` with `pits` a side: mover's houses 1..m, then the
+/// opponent's, space separated, a `|` between the sides.
+pub fn houses_text(board: Board, pits: usize) -> String {
+    let own: Vec<String> = (0..pits).map(|i| board.own_house(i).to_string()).collect();
+    let opp: Vec<String> = (0..pits).map(|i| board.opp_house(i).to_string()).collect();
+    format!("{} | {}", own.join(" "), opp.join(" "))
+}
+
+impl UnitRecord {
+    /// The question this record answers, read back from its text fields.
+    ///
+    /// # Errors
+    /// A board that is not 32 hex digits.
+    pub fn key(&self) -> Result<UnitKey, String> {
+        let bits = u128::from_str_radix(&self.board, 16)
+            .map_err(|e| format!("board {:?}: {e}", self.board))?;
+        Ok(UnitKey {
+            board: Board::from_packed(bits),
+            beta: self.beta.unwrap_or(EXACT),
+        })
+    }
+
+    /// Whether the record fits `identity` and its own key (an exact verdict
+    /// only for an exact unit, a test verdict only for a test).
+    ///
+    /// # Errors
+    /// What does not match.
+    pub fn check(&self, identity: &RunIdentity) -> Result<UnitKey, String> {
+        if &self.identity != identity {
+            return Err(format!(
+                "recorded for {} houses, rules {}, tables of {} seeds; this run is {} houses, rules {}, tables of {} seeds",
+                self.identity.pits,
+                self.identity.rules,
+                self.identity.table_seeds,
+                identity.pits,
+                identity.rules,
+                identity.table_seeds
+            ));
+        }
+        let key = self.key()?;
+        let exact = key.beta == EXACT;
+        match (self.verdict, exact) {
+            (Verdict::Exact(_), false) => Err("an exact verdict for a test".into()),
+            (Verdict::AtLeast | Verdict::Below, true) => {
+                Err("a test verdict for an exact unit".into())
+            }
+            _ => Ok(key),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The distributed solve without MPI: the top tree over the in-process
+//! engine gives the solver's values and a perfect game that replays to
+//! them; a run stopped part way resumes from its records and asks only for
+//! units it has no answer to; records that are not this run's are refused.
+
+use std::path::PathBuf;
+
+use kalah_dist::coordinator::{coordinate, Discard, Settings, Sink};
+use kalah_dist::local::LocalEngine;
+use kalah_dist::plan::TopTree;
+use kalah_dist::report::replay;
+use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::unit::{RunIdentity, UnitKey, UnitRecord};
+use kalah_dist::worker::UnitSolver;
+use kalah_solver::search::SearchConfig;
+use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules, Solver};
+
+fn identity(pits: usize, rules: Rules) -> RunIdentity {
+    RunIdentity {
+        pits,
+        rules: rules.slug(),
+        table_seeds: 0,
+    }
+}
+
+fn reference(game: &Game, start: &Position) -> i32 {
+    let solver = Solver::new(game.clone(), SearchConfig::default(), None).unwrap();
+    solver.solve(start).unwrap()
+}
+
+/// A sink keeping the records in memory, failing (as a killed coordinator
+/// would stop) after `limit` answers.
+struct Memory {
+    records: Vec<UnitRecord>,
+    limit: usize,
+}
+
+impl Sink for Memory {
+    fn answered(&mut self, _: &UnitKey, r: &UnitRecord) -> Result<(), String> {
+        if self.records.len() == self.limit {
+            return Err("killed".into());
+        }
+        self.records.push(r.clone());
+        Ok(())
+    }
+
+    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+fn local(game: &Game) -> LocalEngine {
+    LocalEngine::new(UnitSolver::new(game.clone(), None, 16).unwrap())
+}
+
+const SETTINGS: Settings = Settings {
+    budget: 0,
+    progress_every: 0.0,
+};
+
+#[test]
+fn values_and_perfect_games_match_the_solver() {
+    for (pits, seeds, capture, end, frontier) in [
+        (4, 3, CaptureRule::Standard, EndRule::Sweep, 4),
+        (4, 3, CaptureRule::Empty, EndRule::Sweep, 3),
+        (5, 2, CaptureRule::Standard, EndRule::NoSweep, 5),
+        (3, 4, CaptureRule::Empty, EndRule::Delayed, 6),
+        (6, 2, CaptureRule::Standard, EndRule::Sweep, 4),
+    ] {
+        let rules = Rules { capture, end };
+        let game = Game::new(pits, rules);
+        let start = Position::start(pits, seeds).unwrap();
+        let tree = TopTree::new(&game, None, frontier, start, 0);
+        let done = coordinate(
+            &tree,
+            &identity(pits, rules),
+            &[],
+            &mut local(&game),
+            &mut Discard,
+            SETTINGS,
+        )
+        .unwrap();
+        let name = format!("Kalah({pits},{seeds}) {}", rules.slug());
+        assert_eq!(done.solved.value, reference(&game, &start), "{name}");
+        let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
+        assert_eq!(
+            replay(&game, start, &houses).unwrap(),
+            done.solved.value,
+            "{name}: the perfect game"
+        );
+        assert!(
+            done.counts.units > 0,
+            "{name}: the frontier is below the start"
+        );
+    }
+}
+
+#[test]
+fn a_stopped_run_resumes_from_its_records() {
+    let rules = Rules::STANDARD;
+    let (pits, seeds) = (4, 3);
+    let game = Game::new(pits, rules);
+    let start = Position::start(pits, seeds).unwrap();
+    let tree = TopTree::new(&game, None, 4, start, 0);
+    let id = identity(pits, rules);
+    let whole = coordinate(&tree, &id, &[], &mut local(&game), &mut Discard, SETTINGS).unwrap();
+    assert!(whole.counts.units > 10);
+    let mut first = Memory {
+        records: Vec::new(),
+        limit: whole.counts.units as usize / 2,
+    };
+    let e = coordinate(&tree, &id, &[], &mut local(&game), &mut first, SETTINGS);
+    assert_eq!(e.unwrap_err(), "killed");
+    let mut second = Memory {
+        records: Vec::new(),
+        limit: usize::MAX,
+    };
+    let resumed = coordinate(
+        &tree,
+        &id,
+        &first.records,
+        &mut local(&game),
+        &mut second,
+        SETTINGS,
+    )
+    .unwrap();
+    assert_eq!(resumed.solved, whole.solved);
+    assert_eq!(resumed.counts.units, whole.counts.units);
+    assert_eq!(
+        resumed.counts.units_this_run,
+        whole.counts.units - first.records.len() as u64,
+        "only the units never answered are asked again"
+    );
+    let before: std::collections::HashSet<_> =
+        first.records.iter().map(|r| r.key().unwrap()).collect();
+    assert!(second
+        .records
+        .iter()
+        .all(|r| !before.contains(&r.key().unwrap())));
+}
+
+fn temp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("kalah-dist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+#[test]
+fn records_of_another_run_are_refused() {
+    let rules = Rules::STANDARD;
+    let dir = temp("refuse");
+    let config = RunConfig {
+        format: 1,
+        identity: identity(4, rules),
+        seeds: 3,
+        frontier: 4,
+        budget: 0,
+    };
+    let mut work = WorkDir::open(&dir, &config).unwrap();
+    let game = Game::new(4, rules);
+    let start = Position::start(4, 3).unwrap();
+    let tree = TopTree::new(&game, None, 4, start, 0);
+    coordinate(
+        &tree,
+        &config.identity,
+        &[],
+        &mut local(&game),
+        &mut work,
+        SETTINGS,
+    )
+    .unwrap();
+    let loaded = work.load().unwrap();
+    assert!(loaded.refused.is_empty());
+    let n = loaded.records.len();
+    assert!(n > 2);
+    // One record claims other tables, one is torn, one holds another key.
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("units"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    std::fs::write(
+        &files[0],
+        text.replace("\"table_seeds\": 0", "\"table_seeds\": 12"),
+    )
+    .unwrap();
+    std::fs::write(&files[1], "{\"pits\": 4").unwrap();
+    std::fs::copy(&files[2], dir.join("units").join("0_7.json")).unwrap();
+    let loaded = work.load().unwrap();
+    assert_eq!(loaded.records.len(), n - 2, "{:?}", loaded.refused);
+    assert_eq!(loaded.refused.len(), 3, "{:?}", loaded.refused);
+    assert!(loaded.refused[..]
+        .iter()
+        .any(|r| r.contains("tables of 12 seeds")));
+    // A work directory of another game is refused as a whole.
+    let other = RunConfig {
+        seeds: 4,
+        ..config.clone()
+    };
+    let e = WorkDir::open(&dir, &other).err().unwrap().to_string();
+    assert!(e.contains("run.json") && e.contains("Kalah(4,3)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,94 @@
+//! `kalah serve`: the flags of the HTTP server ([`crate::serve`]) and its
+//! first line.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::common::{usize_in, CliError};
+use super::engine::TableArgs;
+use super::progress::Stderr;
+use crate::outln;
+use crate::serve::{self, Config};
+
+/// What `kalah serve --help` ends with: the routes.
+const ROUTES: &str = "Routes (GET or HEAD; JSON as in docs/json.md):
+  /                                          the page: the board, each move's value, play, undo
+  /api/v1/query?position=P&rules=std|ec&end=sweep|delayed|no-sweep
+                                             what `kalah query --json P` prints, moves best first
+  /api/v1/solve?pits=M&seeds=N&rules=&end=   the same for the start of Kalah(M,N)
+  /api/v1/play?position=P&house=H&rules=&end=
+                                             the position after playing house H
+Bad input: 400 with the command line's message. A search over --time-limit,
+or with every search worker busy: 503 with the reason.
+
+Example:
+  kalah serve --bind 127.0.0.1:8080 --tables tables
+  curl 'http://127.0.0.1:8080/api/v1/query?position=3+3+3+3+3+3+0+3+3+3+3+3+3+0+S'";
+
+/// Arguments of `kalah serve`.
+#[derive(Args, Debug)]
+#[command(after_help = ROUTES)]
+pub struct ServeArgs {
+    /// The address and port to listen on. The default takes connections
+    /// from this machine only; 0.0.0.0:8080 would take them from anywhere.
+    /// Port 0 picks a free port (printed on the first line).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    #[command(flatten)]
+    pub tables: TableArgs,
+    /// Searches (of positions outside the tables) run at once, one thread
+    /// each; a request that finds them all busy gets 503 at once.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = usize_in(1..=64))]
+    pub search_workers: usize,
+    /// Give up a search after SECS seconds (decimals allowed): the answer
+    /// is then 503 saying so. Answers from the tables are not limited.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub time_limit: f64,
+    /// Each search's transposition table, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = usize_in(1..=1 << 16))]
+    pub tt_mb: usize,
+    /// Threads serving connections and answering from the tables
+    /// (default: one a core).
+    #[arg(long, value_name = "N", value_parser = usize_in(1..=256))]
+    pub http_threads: Option<usize>,
+}
+
+/// `kalah serve`: prints where it listens and which tables it has, then
+/// serves until Ctrl-C or SIGTERM.
+pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
+    let secs = args.time_limit;
+    if !(secs > 0.0 && secs <= 1e6) {
+        return Err(CliError::Input(format!(
+            "--time-limit {secs}: a search's budget must be more than 0 and at most 1e6 seconds"
+        )));
+    }
+    let config = Config {
+        bind: args.bind,
+        tables: args.tables.policy(),
+        search_workers: args.search_workers,
+        time_limit: Duration::from_secs_f64(secs),
+        tt_mb: args.tt_mb,
+        http_threads: args
+            .http_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    };
+    let dir = config.tables.dir.display().to_string();
+    serve::serve(&config, &Stderr, |addr, catalog| {
+        outln!("listening on http://{addr}/ (Ctrl-C stops)")?;
+        let present = catalog.present();
+        if present.is_empty() {
+            outln!("endgame tables: none in {dir}: every position is searched")?;
+        }
+        for (pits, rules, k) in present {
+            outln!(
+                "endgame tables: {pits} houses, {}, up to {k} seeds, from {dir}",
+                rules.slug()
+            )?;
+        }
+        super::output::flush()?;
+        Ok(())
+    })?;
+    Ok(())
+}

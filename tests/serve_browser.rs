@@ -1,0 +1,216 @@
+//! The page of `kalah serve` in a real browser: headless Chromium, driven
+//! over W3C WebDriver by chromedriver (Debian's `chromium` and
+//! `chromium-driver`). It loads the page on a position inside the tables,
+//! reads each house's value, clicks a house, sees the values change,
+//! undoes, sees the first values again, and saves a screenshot.
+//!
+//! `#[ignore]`d: it needs the browser, which a machine with only the Rust
+//! toolchain lacks; `.ci/run` installs both packages and runs it with
+//! `cargo test --test serve_browser -- --ignored`. `CHROMIUM` and
+//! `CHROMEDRIVER` name other binaries; the screenshot goes to
+//! `KALAH_SCREENSHOT`, else `serve-browser.png` in Cargo's test scratch
+//! directory (its path is printed).
+//!
+//! Why WebDriver from Rust (fantoccini) rather than playwright-core from
+//! npm: the test runs in the same `cargo test` as the others, needs no
+//! Node toolchain or npm install in CI, and speaks the W3C protocol to
+//! Debian's own chromedriver, so the browser and its driver come from one
+//! package source, matched in version.
+
+mod serve_common;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use kalah::Rules;
+use serde_json::json;
+use serve_common::http::encode;
+use serve_common::{tables, Server};
+
+/// Inside 12-seed tables (12 seeds on the board), South to move, whose
+/// moves have different values.
+const POSITION: &str = "2 1 0 3 1 2 20 0 1 1 1 0 0 10 S";
+
+/// chromedriver, killed when dropped.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn program(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Waits until the page has finished the render numbered `n` (the page
+/// counts them in `body[data-renders]`, and sets `data-ready` once the
+/// answer is drawn).
+async fn rendered(c: &Client, n: u32) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = c
+            .execute(
+                "return [document.body.dataset.ready || '', document.body.dataset.renders || ''];",
+                vec![],
+            )
+            .await
+            .expect("read the page's state");
+        if v == json!(["1", n.to_string()]) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "render {n} never finished: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The values shown under the houses, in document order, and the status
+/// line up to where it says how long the answer took.
+async fn shown(c: &Client) -> (Vec<String>, String) {
+    let mut values = Vec::new();
+    for e in c
+        .find_all(Locator::Css("text.value"))
+        .await
+        .expect("value labels")
+    {
+        values.push(e.text().await.expect("a value's text"));
+    }
+    let status = c
+        .find(Locator::Id("status"))
+        .await
+        .expect("status")
+        .text()
+        .await
+        .expect("status text");
+    let status = status.split(" \u{2014} ").next().unwrap_or("").to_string();
+    (values, status)
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
+fn the_page_plays_a_house_and_undoes_it() {
+    let dir = tables("browser", 6, 12, &[Rules::STANDARD]);
+    let server = Server::start(&dir, &[]);
+    let port = free_port();
+    let driver = Command::new(program("CHROMEDRIVER", "chromedriver"))
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(Driver)
+        .expect("start chromedriver (Debian: apt-get install chromium-driver)");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let shot = std::env::var_os("KALAH_SCREENSHOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser.png"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".to_string(),
+            json!({
+                "binary": program("CHROMIUM", "/usr/bin/chromium"),
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1100,900"],
+            }),
+        );
+        let c = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a WebDriver session in headless Chromium");
+        let url = format!(
+            "http://{}/?position={}&rules=std",
+            server.addr,
+            encode(POSITION)
+        );
+        // The checks run as a task of their own, so that the session (and
+        // the browser) is closed even when one of them fails.
+        let outcome = tokio::spawn(play_and_undo(c.clone(), url, shot)).await;
+        c.close().await.expect("close the session");
+        if let Err(failure) = outcome {
+            std::panic::resume_unwind(failure.into_panic());
+        }
+    });
+    drop(driver);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Loads the page at `url`, plays a house, sees the values change, undoes,
+/// sees them come back, and saves a screenshot to `shot`.
+async fn play_and_undo(c: Client, url: String, shot: PathBuf) {
+    c.goto(&url).await.expect("load the page");
+    rendered(&c, 1).await;
+    let before = shown(&c).await;
+    assert!(before.0.len() >= 4, "values shown: {before:?}");
+    assert!(before.1.contains("Value +"), "{before:?}");
+
+    // Click South's first house that has seeds.
+    let house = c
+        .find(Locator::Css(r#"g.house[data-side="S"][role="button"]"#))
+        .await
+        .expect("a playable house");
+    let which = house.attr("data-house").await.expect("attr");
+    house.click().await.expect("click a house");
+    rendered(&c, 2).await;
+    let after = shown(&c).await;
+    assert_ne!(
+        after, before,
+        "the values did not change after playing house {which:?}"
+    );
+    let text = c
+        .find(Locator::Id("position"))
+        .await
+        .expect("position box")
+        .prop("value")
+        .await
+        .expect("its value");
+    assert_ne!(text.as_deref(), Some(POSITION));
+    assert!(
+        c.current_url()
+            .await
+            .expect("url")
+            .as_str()
+            .contains("position="),
+        "the position is kept in the URL"
+    );
+
+    c.find(Locator::Id("undo"))
+        .await
+        .expect("undo button")
+        .click()
+        .await
+        .expect("click undo");
+    rendered(&c, 3).await;
+    assert_eq!(shown(&c).await, before, "undo brings the first values back");
+
+    let png = c.screenshot().await.expect("screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    std::fs::write(&shot, &png).expect("write the screenshot");
+    eprintln!("screenshot: {}", shot.display());
+}
