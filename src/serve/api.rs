@@ -36,7 +36,7 @@ use super::{page, Server};
 // The command line's own parser of a position argument: a bad position
 // gets the same message here as there, by construction.
 use crate::service::answer::{write_json, Answer, Detail};
-use crate::service::position::{finished, from_tables};
+use crate::service::position::without_search;
 
 /// Every route of the server: the API, the page, and the refusals.
 pub fn router(server: Arc<Server>) -> Router {
@@ -121,18 +121,12 @@ async fn play(RawQuery(raw): RawQuery) -> Response {
 }
 
 /// The answer for `pos`: the end of the game or the tables here, on the
-/// request's thread (the order of the service's `answer_position`, split
-/// so that only the search leaves this thread), else a search on the pool.
+/// request's thread (the service's `without_search`), else a search on the
+/// pool, so that only the search leaves this thread.
 async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
     let game = Game::new(pos.pits(), rules);
     let entry = server.catalog.get(pos.pits(), rules);
-    let known = match finished(&game, &pos) {
-        Some(a) => Ok(Some(a)),
-        None => match &entry.tables {
-            Some(t) => from_tables(t, &game, &pos, Detail::FULL),
-            None => Ok(None),
-        },
-    };
+    let known = without_search(&game, entry.tables.as_deref(), &pos, Detail::FULL);
     let answer = match known {
         Ok(Some(a)) => a,
         Ok(None) => match server

@@ -171,15 +171,32 @@ fn answer_with(
     detail: Detail,
     search: impl FnOnce(&Position) -> Result<Answer, Error>,
 ) -> Result<Answer, Error> {
+    match without_search(game, tables, pos, detail)? {
+        Some(a) => Ok(a),
+        None => search(pos),
+    }
+}
+
+/// The answer that needs no search: a finished game's score, else the
+/// tables' when the board is inside them (checked as [`from_tables`]
+/// checks it); `None` when only a search can answer. The first two steps
+/// of [`answer_position`], for a front end that runs searches elsewhere.
+///
+/// # Errors
+/// As [`from_tables`]: tables that contradict themselves or fail to read.
+pub fn without_search(
+    game: &Game,
+    tables: Option<&Tables>,
+    pos: &Position,
+    detail: Detail,
+) -> Result<Option<Answer>, Error> {
     if let Some(a) = finished(game, pos) {
-        return Ok(a);
+        return Ok(Some(a));
     }
-    if let Some(t) = tables {
-        if let Some(a) = from_tables(t, game, pos, detail)? {
-            return Ok(a);
-        }
+    match tables {
+        Some(t) => from_tables(t, game, pos, detail),
+        None => Ok(None),
     }
-    search(pos)
 }
 
 /// The answer of a search of `pos` by `solver` (watching its own stop
