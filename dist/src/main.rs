@@ -361,28 +361,31 @@ fn print_answer(
     println!("Kalah({},{}), {}", game.pits(), a.game.seeds, game.rules());
     println!(
         "value: {:+} ({})",
-        j.value,
-        match j.value.signum() {
+        j.game.value,
+        match j.game.value.signum() {
             1 => "first player wins",
             0 => "draw",
             _ => "second player wins",
         }
     );
-    println!("principal variation: {}", j.pv);
+    println!("principal variation: {}", j.game.pv);
     println!(
         "units: {} answered ({} this run, {} split), {} cancelled",
         j.counts.units, j.counts.units_this_run, j.counts.split_units, j.counts.cancelled_units
     );
     println!(
         "nodes: {} ({} in answered units, {} in split ones, {} in cancelled ones)",
-        j.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
+        j.game.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
     );
     println!(
         "root: first guess {}, tests {}",
         j.guess.map_or("-".into(), |g| format!("{g:+}")),
         j.root_tests.join(" ")
     );
-    println!("time: {:.2} s with {} workers", j.solve_seconds, j.threads);
+    println!(
+        "time: {:.2} s with {} workers",
+        j.game.solve_seconds, j.game.threads
+    );
     Ok(())
 }
 

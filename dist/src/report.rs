@@ -1,7 +1,7 @@
 //! The answer of a distributed solve: checked against its own perfect
 //! game, then as the JSON object of `kalah solve --json` plus the units.
 
-use kalah::service::answer::{round3, Outcome};
+use kalah::service::answer::{round3, Outcome, SolvedGame};
 use kalah_solver::{Game, Position, Side};
 use serde::Serialize;
 
@@ -10,23 +10,10 @@ use crate::coordinator::{Finished, UnitCounts};
 /// `kalah solve --json`'s fields, then the distributed run's.
 #[derive(Serialize, Debug)]
 pub struct SolvedJson {
-    pub pits: usize,
-    pub seeds: usize,
-    pub rules: String,
-    /// The side the value is for: the first player, South.
-    pub to_move: char,
-    pub value: i32,
-    pub result: Outcome,
-    pub best_turn: Vec<usize>,
-    pub pv: String,
-    /// Every node the workers searched (answered, split and cancelled units).
-    pub nodes: u64,
-    pub nodes_per_second: u64,
-    pub table_seeds: Option<u32>,
-    pub build_seconds: f64,
-    pub solve_seconds: f64,
-    /// Worker processes.
-    pub threads: usize,
+    /// `nodes`: every node the workers searched (answered, split and
+    /// cancelled units); `threads`: worker processes.
+    #[serde(flatten)]
+    pub game: SolvedGame,
     #[serde(flatten)]
     pub counts: UnitCounts,
     /// Sowings from the start to the frontier.
@@ -77,20 +64,22 @@ pub fn json(
         0.0
     };
     SolvedJson {
-        pits: game.pits(),
-        seeds,
-        rules: game.rules().slug(),
-        to_move: Side::South.letter(),
-        value: done.solved.value,
-        result: Outcome::of(done.solved.value),
-        best_turn: line.turns.first().cloned().unwrap_or_default(),
-        pv: line.to_string(),
-        nodes,
-        nodes_per_second: rate.round() as u64,
-        table_seeds,
-        build_seconds: round3(build_seconds),
-        solve_seconds: round3(done.seconds),
-        threads: workers,
+        game: SolvedGame {
+            pits: game.pits(),
+            seeds,
+            rules: game.rules().slug(),
+            to_move: Side::South.letter(),
+            value: done.solved.value,
+            result: Outcome::of(done.solved.value),
+            best_turn: line.turns.first().cloned().unwrap_or_default(),
+            pv: line.to_string(),
+            nodes,
+            nodes_per_second: rate.round() as u64,
+            table_seeds,
+            build_seconds: round3(build_seconds),
+            solve_seconds: round3(done.seconds),
+            threads: workers,
+        },
         counts: done.counts,
         frontier,
         guess: done.root.guess,

@@ -14,7 +14,7 @@ use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
 use crate::outln;
-use crate::service::answer::{round3, Outcome};
+use crate::service::answer::{round3, Outcome, SolvedGame};
 use serde::Serialize;
 
 /// Arguments of `kalah solve`.
@@ -185,41 +185,30 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
         }
         #[derive(Serialize)]
         struct Solved<'a> {
-            pits: usize,
-            seeds: usize,
-            rules: String,
-            /// The side the value is for: the first player, South.
-            to_move: char,
-            value: i32,
-            result: Outcome,
-            best_turn: &'a [usize],
-            pv: String,
-            nodes: u64,
-            nodes_per_second: u64,
-            table_seeds: Option<u32>,
-            build_seconds: f64,
-            solve_seconds: f64,
-            threads: usize,
+            #[serde(flatten)]
+            game: SolvedGame,
             #[serde(skip_serializing_if = "Option::is_none")]
             turns: Option<Vec<TurnValue<'a>>>,
             #[serde(skip_serializing_if = "Option::is_none")]
             pie: Option<Pie<'a>>,
         }
         let j = Solved {
-            pits: args.game.pits,
-            seeds: args.game.seeds,
-            rules: rules.slug(),
-            to_move: Side::South.letter(),
-            value,
-            result: Outcome::of(value),
-            best_turn: &best_turn,
-            pv: pv.to_string(),
-            nodes: stats.nodes,
-            nodes_per_second: stats.nodes_per_second().round() as u64,
-            table_seeds: r.table_seeds,
-            build_seconds: round3(r.build_seconds),
-            solve_seconds: round3(r.solve_seconds),
-            threads: args.search.threads,
+            game: SolvedGame {
+                pits: args.game.pits,
+                seeds: args.game.seeds,
+                rules: rules.slug(),
+                to_move: Side::South.letter(),
+                value,
+                result: Outcome::of(value),
+                best_turn: best_turn.clone(),
+                pv: pv.to_string(),
+                nodes: stats.nodes,
+                nodes_per_second: stats.nodes_per_second().round() as u64,
+                table_seeds: r.table_seeds,
+                build_seconds: round3(r.build_seconds),
+                solve_seconds: round3(r.solve_seconds),
+                threads: args.search.threads,
+            },
             turns: r.turns.as_ref().map(|t| {
                 t.turns
                     .iter()

@@ -254,6 +254,28 @@ impl Serialize for Millis {
     }
 }
 
+/// The JSON object of a game solved from its start (`kalah solve --json`,
+/// docs/json.md). A front end that says more (a solve's first turns, a
+/// distributed run's units) flattens it into its own object, first.
+#[derive(Serialize, Debug)]
+pub struct SolvedGame {
+    pub pits: usize,
+    pub seeds: usize,
+    pub rules: String,
+    /// The side the value is for: the first player, South.
+    pub to_move: char,
+    pub value: i32,
+    pub result: Outcome,
+    pub best_turn: Vec<usize>,
+    pub pv: String,
+    pub nodes: u64,
+    pub nodes_per_second: u64,
+    pub table_seeds: Option<u32>,
+    pub build_seconds: f64,
+    pub solve_seconds: f64,
+    pub threads: usize,
+}
+
 /// `x` rounded to three decimals: times in seconds or milliseconds.
 pub fn round3(x: f64) -> f64 {
     (x * 1e3).round() / 1e3
