@@ -34,6 +34,14 @@ use crate::rules::{MAX_PITS, MAX_SEEDS};
 
 const PARTS_MAX: usize = 2 * MAX_PITS;
 
+/// Number of boards of `pits` houses a side (at least 1) with exactly `k`
+/// seeds: `C(k + 2m - 1, 2m - 1)`, saturating at `u128::MAX`. What
+/// [`Index::tier_size`] gives, without building an index's tables.
+pub fn tier_size(pits: usize, k: u32) -> u128 {
+    let parts = 2 * pits as u64;
+    binomial(k as u64 + parts - 1, parts - 1)
+}
+
 /// `C(n, k)` in `u128`, saturating at `u128::MAX`.
 pub fn binomial(n: u64, k: u64) -> u128 {
     if k > n {
@@ -111,8 +119,7 @@ impl Index {
     /// Number of boards with exactly `k` seeds: `C(k + 2m - 1, 2m - 1)`.
     /// Saturates at `u128::MAX`.
     pub fn tier_size(&self, k: u32) -> u128 {
-        let parts = 2 * self.pits as u64;
-        binomial(k as u64 + parts - 1, parts - 1)
+        tier_size(self.pits, k)
     }
 
     /// Number of boards with at most `k` seeds: `C(k + 2m, 2m)`, the bound of

@@ -1,10 +1,10 @@
-//! A faster form of [`Index::rank`] for the table builder: the prefix sums
+//! A faster form of [`Index::rank`](crate::index::Index::rank) for the table builder: the prefix sums
 //! of both sides come from one multiplication each (bytes never carry, as a
 //! board holds at most 255 seeds), then `2m - 1` look-ups in a flat table.
-//! Same numbers as [`Index::rank`] (tested).
+//! Same numbers as [`Index::rank`](crate::index::Index::rank) (tested).
 
 use crate::board::Board;
-use crate::index::{binomial, Index};
+use crate::index::{binomial, tier_size};
 use crate::rules::{MAX_PITS, MAX_SEEDS};
 
 const LOW_BYTES: u64 = 0x0101_0101_0101_0101;
@@ -44,7 +44,7 @@ impl Ranker {
         self.pits
     }
 
-    /// The rank of `board` in its tier, equal to [`Index::rank`].
+    /// The rank of `board` in its tier, equal to [`Index::rank`](crate::index::Index::rank).
     #[inline]
     pub fn rank(&self, board: Board) -> u64 {
         match self.pits {
@@ -102,13 +102,14 @@ impl Ranker {
 
     /// Number of boards of tier `k`, if it fits in a `usize`.
     pub fn tier_len(&self, k: u32) -> Option<usize> {
-        usize::try_from(Index::new(self.pits).tier_size(k)).ok()
+        usize::try_from(tier_size(self.pits, k)).ok()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::Index;
 
     #[test]
     fn same_as_index_rank() {

@@ -29,7 +29,7 @@ use super::format::{check_file, file_name, stored_checksum, Check, Expect, Layou
 use super::stamp::{self, FileId};
 use super::{Ranker, TableError};
 use crate::board::Board;
-use crate::index::Index;
+use crate::index::tier_size;
 use crate::platform::{self, Locality};
 use crate::rules::Rules;
 use crate::Probe;
@@ -59,10 +59,9 @@ fn expect(pits: usize, rules: Rules, tier: u32) -> Result<Expect, TableError> {
             reason: format!("{pits} pits a side"),
         });
     }
-    let count =
-        u64::try_from(Index::new(pits).tier_size(tier)).map_err(|_| TableError::Unsupported {
-            reason: format!("tier {tier} of {pits} pits is too large"),
-        })?;
+    let count = u64::try_from(tier_size(pits, tier)).map_err(|_| TableError::Unsupported {
+        reason: format!("tier {tier} of {pits} pits is too large"),
+    })?;
     Ok(Expect {
         pits,
         rules,
