@@ -10,7 +10,7 @@
 //!   memory asking for huge pages: read and written at random, see
 //!   [`crate::platform::AnonArray`]); then, while it is encoded, its file
 //!   image (about 0.45 bytes a board);
-//! * tiers `k - 1`, `k - 2`, `k - 3` ([`NEAR`] tiers; fewer, down to
+//! * tiers `k - 1`, `k - 2`, `k - 3` (`NEAR` tiers; fewer, down to
 //!   none, where that would pass three quarters of the machine's memory:
 //!   [`near_tiers`]), one byte a board: most children below a tier are
 //!   one tier down (a move that drops one seed in the store), and most
@@ -168,7 +168,7 @@ pub fn build_memory_bytes(pits: usize, max_seeds: u32, near: usize) -> u128 {
 }
 
 /// How many tiers below the one being built a build of `0..=max_seeds`
-/// keeps at one byte a board: [`NEAR`], or fewer where its peak
+/// keeps at one byte a board: `NEAR` (three), or fewer where its peak
 /// ([`build_memory_bytes`]) would pass three quarters of `memory` (the
 /// machine's, when known). Fewer tiers cost time (more children decoded),
 /// not correctness: the files are the same.
