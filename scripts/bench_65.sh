@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kalah(6,5) (or Kalah(6,SEEDS)) from the start, both rules, over endgame tables of a given
 # depth: one `kalah solve` each under /usr/bin/time -v, then a table of the
-# value, nodes, search seconds, wall seconds and peak resident memory
+# value, nodes, search seconds, wall seconds, CPU seconds (user and
+# system) and peak resident memory
 # (the figures of docs/PERFORMANCE.md, "Search above the tables", and of
 # issue 14's goal: EC +12 in at most 60 s, STD +10 in at most 150 s, peak
 # at most 16 GiB).
@@ -48,11 +49,12 @@ for rules in $RULES; do
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
         for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.1f", s}' "$log")
     peak=$(awk -F': ' '/Maximum resident set size/ {printf "%.2f", $2 / 1048576}' "$log")
-    rows+=("| $rules | $TABLE_SEEDS | $(field value) | $(field nodes) | $(field solve_seconds) | $wall | $peak |")
+    cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {printf "%.1f", s}' "$log")
+    rows+=("| $rules | $TABLE_SEEDS | $(field value) | $(field nodes) | $(field solve_seconds) | $wall | $cpu | $peak |")
     echo "${rows[-1]}"
 done
 echo
 echo "Kalah(6,$SEEDS)"
-echo "| rules | table seeds | value | nodes | search s | wall s | peak GiB |"
-echo "|---|---|---|---|---|---|---|"
+echo "| rules | table seeds | value | nodes | search s | wall s | CPU s | peak GiB |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -591,3 +591,29 @@ fn solve_json_speaks_the_query_vocabulary() {
     assert_eq!((secs * 1e3).round() / 1e3, secs, "{json}");
     assert!(v["nodes_per_second"].is_u64(), "{json}");
 }
+
+/// `--threads 0` means one search thread a core, as for `build`: the
+/// search once ran on one thread for it and reported `"threads":0`.
+#[test]
+fn search_threads_zero_means_one_a_core() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let out = kalah(&[
+        "solve",
+        "--pits",
+        "3",
+        "--seeds",
+        "2",
+        "--no-tables",
+        "--threads",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8_lossy(&out.stdout).to_string();
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    assert_eq!(
+        v["threads"].as_u64(),
+        Some(cores.min(1024) as u64),
+        "{json}"
+    );
+}

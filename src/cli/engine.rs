@@ -51,7 +51,7 @@ pub struct SearchArgs {
     /// Search threads. They split each MTD(f) null-window test: a node
     /// expected to fail low whose first move did not cut off searches its
     /// other moves in parallel (young brothers wait), over one lock-free
-    /// transposition table. At most 1024.
+    /// transposition table. 0: one a core. At most 1024.
     #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
     /// Transposition table size in MiB (default for `solve`: 64 when the
@@ -102,12 +102,20 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
 }
 
 impl SearchArgs {
+    /// The number of search threads: `--threads`, 0 meaning one a core.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => default_threads(),
+            n => n,
+        }
+    }
+
     /// The search configuration these flags give, with a transposition
     /// table of `default_tt_mb` MiB unless `--tt-mb` says otherwise.
     pub fn config(&self, default_tt_mb: usize) -> SearchConfig {
         SearchConfig {
             tt_mb: self.tt_mb.unwrap_or(default_tt_mb).max(1),
-            threads: self.threads.max(1),
+            threads: self.threads(),
             tt_move: !self.no_tt_move,
             ordering: !self.no_ordering,
             etc: self.etc,

@@ -207,7 +207,7 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
                 table_seeds: r.table_seeds,
                 build_seconds: round3(r.build_seconds),
                 solve_seconds: round3(r.solve_seconds),
-                threads: args.search.threads,
+                threads: args.search.threads(),
             },
             turns: r.turns.as_ref().map(|t| {
                 t.turns
