@@ -11,6 +11,7 @@
 #   TABLE_SEEDS=26 RULES=ec scripts/bench_65.sh
 #   THREADS=2 TT_MB=4096 scripts/bench_65.sh
 #   SEEDS=4 TABLE_SEEDS=20 scripts/bench_65.sh   # Kalah(6,4): a check in seconds
+#   TSV=rows.tsv scripts/bench_65.sh     # also append rows for scripts/cost_model.sh fit
 #
 # The tables come from $KALAH_TABLES (else tables/) and must be there to
 # TABLE_SEEDS: the build is timed apart (`kalah build --pits 6 --max-seeds
@@ -52,6 +53,13 @@ for rules in $RULES; do
     cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {printf "%.1f", s}' "$log")
     rows+=("| $rules | $TABLE_SEEDS | $(field value) | $(field nodes) | $(field solve_seconds) | $wall | $cpu | $peak |")
     echo "${rows[-1]}"
+    if [[ -n ${TSV:-} ]]; then
+        if [[ ! -s $TSV ]]; then
+            printf 'game\tposition\trules\tN\tK\tN-K\tvalue\tnodes\tcpu_s\n' >"$TSV"
+        fi
+        printf '6,%s\tstart\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SEEDS" "$rules" $((12 * SEEDS)) \
+            "$TABLE_SEEDS" $((12 * SEEDS - TABLE_SEEDS)) "$(field value)" "$(field nodes)" "$cpu" >>"$TSV"
+    fi
 done
 echo
 echo "Kalah(6,$SEEDS)"
