@@ -17,10 +17,12 @@
 # with TSV=FILE appends Kalah(6,5) rows in the same form.
 #
 # `fit` fits, for each rule set, ln(nodes) = a + b(N-K) + cN by least
-# squares over the rows of at least 10^5 nodes (smaller searches are mostly
-# start-up), and prints the factor per seed of table depth (e^b), per seed
-# on the board at a fixed distance to the tables (e^c), how well it fits,
-# the node rate (nodes over CPU seconds, median of the rows above 10^7
+# squares over the whole games from the start of at least 10^5 nodes
+# (smaller searches are mostly start-up), and prints the factor per seed
+# of table depth (e^b), per seed of the game at a fixed distance to the
+# tables (e^c), each game beside the model, how fast the other positions'
+# nodes fall with the depth (the slope check on (6,6)-sized boards), the
+# node rate (nodes over CPU seconds, median of the searches above 10^7
 # nodes) and the predicted nodes and CPU hours of Kalah(6,6) from the
 # start over tables of 30, 32 and 34 seeds.
 #
@@ -82,43 +84,59 @@ measure() {
 fit() {
     awk -F'\t' '
     FNR == 1 { next }
-    $8 >= 1e5 {
+    # Whole games from the start: the model.
+    $2 == "start" && $8 >= 1e5 {
         r = $3; x = $6; z = $4; y = log($8)
         n[r]++; sx[r] += x; sz[r] += z; sy[r] += y
         sxx[r] += x * x; szz[r] += z * z; sxz[r] += x * z
-        sxy[r] += x * y; szy[r] += z * y; syy[r] += y * y
-        if ($8 >= 1e7 && $9 > 0) { rate[r, ++nr[r]] = $8 / $9 }
-        rows[r, n[r]] = x " " z " " y
+        sxy[r] += x * y; szy[r] += z * y
+        rows[r, n[r]] = x " " z " " y " " $1 " " $5
     }
+    # Other positions: how their nodes fall with the depth, position by
+    # position (a check of the model slope on boards of other sizes).
+    $2 != "start" && $8 >= 1e5 {
+        key = $3 SUBSEP $2
+        if (!(key in pn)) { order[$3, ++npos[$3]] = $2 }
+        pn[key]++; px[key] += $5; py[key] += log($8)
+        pxx[key] += $5 * $5; pxy[key] += $5 * log($8)
+    }
+    $8 >= 1e7 && $9 > 0 { rate[$3, ++nr[$3]] = $8 / $9 }
     function det3(a, b, c, d, e, f, g, h, i) {
         return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
     }
-    function median(r,   i, j, t, m) {
-        m = nr[r]
-        for (i = 1; i <= m; i++) v[i] = rate[r, i]
-        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-        return m == 0 ? 0 : (m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2)
+    function median(list, m,   i, j, t) {
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+        return m == 0 ? 0 : (m % 2 ? list[(m + 1) / 2] : (list[m / 2] + list[m / 2 + 1]) / 2)
     }
     END {
         for (r in n) {
-            if (n[r] < 4) { printf "%s: %d rows, too few to fit\n", r, n[r]; continue }
+            if (n[r] < 4) { printf "%s: %d whole-game rows, too few to fit\n", r, n[r]; continue }
             # Normal equations of y = a + b x + c z.
             D = det3(n[r], sx[r], sz[r], sx[r], sxx[r], sxz[r], sz[r], sxz[r], szz[r])
             if (D == 0) { printf "%s: the rows do not separate N-K from N\n", r; continue }
             a = det3(sy[r], sx[r], sz[r], sxy[r], sxx[r], sxz[r], szy[r], sxz[r], szz[r]) / D
             b = det3(n[r], sy[r], sz[r], sx[r], sxy[r], sxz[r], sz[r], szy[r], szz[r]) / D
             c = det3(n[r], sx[r], sy[r], sx[r], sxx[r], sxy[r], sz[r], sxz[r], szy[r]) / D
-            ss = 0; worst = 0
+            printf "%s: %d whole games from the start; ln(nodes) = %.3f + %.4f (N-K) + %.4f N\n", r, n[r], a, b, c
+            printf "  x%.3f nodes per seed of table depth removed, x%.3f per seed of the game at the same distance\n", exp(b), exp(c)
+            ss = 0
             for (i = 1; i <= n[r]; i++) {
                 split(rows[r, i], p, " ")
                 e = p[3] - (a + b * p[1] + c * p[2]); ss += e * e
-                if (e < 0) e = -e
-                if (e > worst) worst = e
+                printf "    Kalah(%s) over %2d: %.3g nodes, model %.3g (x%.2f)\n", p[4], p[5], exp(p[3]), exp(p[3] - e), exp(e)
             }
-            rms = sqrt(ss / n[r]); nps = median(r)
-            printf "%s: %d rows; ln(nodes) = %.3f + %.4f (N-K) + %.4f N\n", r, n[r], a, b, c
-            printf "  x%.3f nodes per seed of table depth removed, x%.3f per seed on the board at the same distance\n", exp(b), exp(c)
-            printf "  fit: rms error x%.2f, worst x%.2f; node rate %.2f M/CPU-s (median of %d rows)\n", exp(rms), exp(worst), nps / 1e6, nr[r]
+            printf "  rms error x%.2f\n", exp(sqrt(ss / n[r]))
+            m = 0
+            for (i = 1; i <= npos[r]; i++) {
+                key = r SUBSEP order[r, i]
+                if (pn[key] < 2) continue
+                slope = (pn[key] * pxy[key] - px[key] * py[key]) / (pn[key] * pxx[key] - px[key] * px[key])
+                sl[++m] = exp(-slope)
+            }
+            if (m > 0) printf "  other positions (%d): x%.3f nodes per seed of table depth (median)\n", m, median(sl, m)
+            for (i = 1; i <= nr[r]; i++) rr[i] = rate[r, i]
+            nps = median(rr, nr[r])
+            printf "  node rate %.2f M a CPU-second (median of %d searches of 10^7 nodes or more)\n", nps / 1e6, nr[r]
             for (k = 30; k <= 34; k += 2) {
                 nodes = exp(a + b * (72 - k) + c * 72)
                 printf "  Kalah(6,6) over %d-seed tables: %.2g nodes, %.3g CPU-hours at that rate\n", k, nodes, (nps > 0 ? nodes / nps / 3600 : 0)
