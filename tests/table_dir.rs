@@ -241,3 +241,53 @@ fn clean_leaves_a_running_build_alone() {
     assert!(tier_files(&dir).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A tier file of an older format version (refused when opened) is named
+/// by `kalah tables`, which says `kalah build` rebuilds it; the JSON lists
+/// the tiers.
+#[test]
+fn tables_names_files_of_an_older_format() {
+    let dir = temp_dir("old-format");
+    let d = dir.to_str().unwrap();
+    let o = kalah(
+        &["build", "--pits", "3", "--max-seeds", "6", "--tables", d],
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // Bytes 8..12 hold the version after the 8-byte magic.
+    for k in [4, 6] {
+        let path = dir.join(format!("kalah-m3-std-k{k}.tbl"));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let o = kalah(&["tables", "--tables", d], None);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let line = out.lines().find(|l| l.contains(" std ")).expect(&out);
+    assert!(
+        line.contains("2 files from tier 4 in an older format: `kalah build` rebuilds them"),
+        "{line}"
+    );
+    let o = kalah(&["tables", "--tables", d, "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON listing");
+    assert_eq!(
+        json["sets"][0]["old_format_tiers"],
+        serde_json::json!([4, 6]),
+        "{json}"
+    );
+    // The build replaces them; then the listing is clean.
+    let o = kalah(
+        &["build", "--pits", "3", "--max-seeds", "6", "--tables", d],
+        None,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = kalah(&["tables", "--tables", d, "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON listing");
+    assert_eq!(
+        json["sets"][0]["old_format_tiers"],
+        serde_json::json!([]),
+        "{json}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,11 +26,11 @@ pub struct TableArgs {
     pub tables: Option<PathBuf>,
     /// Use tables of boards with up to K seeds. `solve`, `play` and
     /// `reproduce` build missing tiers first. Default: the tiers already in
-    /// the directory (up to about 4 GB of them), and at least as many as
-    /// fit in about 600 MB (built if missing; 22 seeds for 6 houses), but
-    /// at most the game's seeds less 20, and none for games of at most 32
-    /// seeds, which search solves at once. `query` uses the tiers that are
-    /// there.
+    /// the directory (up to 12 G boards, about 5.5 GB: 30 seeds for 6
+    /// houses), and at least the tiers of about 600 M boards (built if
+    /// missing; 22 seeds, 250 MB, for 6 houses), but at most the game's
+    /// seeds less 20, and none for games of at most 32 seeds, which search
+    /// solves at once. `query` uses the tiers that are there.
     #[arg(long, value_name = "K")]
     pub table_seeds: Option<u32>,
     /// Search without endgame tables.

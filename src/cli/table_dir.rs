@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use kalah_solver::table::{try_lock_build, TableFile, ALL_RULES};
+use kalah_solver::table::{format, try_lock_build, TableFile, ALL_RULES};
 use kalah_solver::Rules;
 
 use super::common::{plural, CliError};
@@ -183,6 +183,9 @@ struct Set {
     tiers: Vec<u32>,
     /// Tier files, their stamps and the lock.
     bytes: u64,
+    /// Tier files of another format version than this program reads
+    /// (refused when opened; `kalah build` rebuilds them).
+    old_format: Vec<u32>,
     /// Temporary files: being written, or left by a killed build.
     temp_files: u64,
     temp_bytes: u64,
@@ -265,6 +268,12 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
             TableFile::Tier(_, _, k) => {
                 set.tiers.push(k);
                 set.bytes += meta.len();
+                // Twelve bytes a file: cheap even for a full directory.
+                if let Ok(Some(v)) = format::file_version(&entry.path()) {
+                    if v != format::VERSION {
+                        set.old_format.push(k);
+                    }
+                }
             }
             TableFile::Stamp(..) | TableFile::Lock(..) => set.bytes += meta.len(),
             TableFile::Temp(..) => {
@@ -275,6 +284,7 @@ fn scan(dir: &Path) -> Result<Sets, CliError> {
     }
     for (_, s) in &mut sets {
         s.tiers.sort_unstable();
+        s.old_format.sort_unstable();
     }
     sets.sort_by_key(|((p, r), _)| (*p, r.code()));
     Ok(sets)
@@ -378,6 +388,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
             rules: String,
             tiers: Vec<u32>,
             complete_up_to: Option<u32>,
+            old_format_tiers: Vec<u32>,
             bytes: u64,
             temporary_files: u64,
             temporary_bytes: u64,
@@ -401,6 +412,7 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
                     rules: rules.slug(),
                     tiers: s.tiers.clone(),
                     complete_up_to: s.complete_up_to(),
+                    old_format_tiers: s.old_format.clone(),
                     bytes: s.bytes,
                     temporary_files: s.temp_files,
                     temporary_bytes: s.temp_bytes,
@@ -441,6 +453,12 @@ fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
             tiers.push_str(" (no tier 0: unusable)");
         } else if s.complete_up_to() != s.tiers.last().copied() {
             tiers.push_str(" (gap)");
+        }
+        if let Some(&first) = s.old_format.first() {
+            tiers.push_str(&format!(
+                " ({} from tier {first} in an older format: `kalah build` rebuilds them)",
+                plural(s.old_format.len() as u64, "file", "files")
+            ));
         }
         let leftovers = if s.temp_files == 0 {
             String::new()
