@@ -3,11 +3,11 @@
 //! abandoned before its rename and every finished file stays intact.
 //!
 //! The handlers are the `signal-hook` crate's (no unsafe code here). For
-//! SIGINT and SIGTERM each, in this order: if [`KILL`] is set, the signal's
+//! SIGINT and SIGTERM each, in this order: if `KILL` is set, the signal's
 //! default action ends the process at once; otherwise the signal sets
-//! [`STOP`], then [`KILL`]. So the first signal asks to stop, and a second
+//! `STOP`, then `KILL`. So the first signal asks to stop, and a second
 //! one ends a process that is stuck. While a command waits for the user to
-//! type ([`with_default_action`], `play`'s prompt), [`KILL`] is set: the
+//! type ([`with_default_action`], `play`'s prompt), `KILL` is set: the
 //! handler would only set the flag, and the C library restarts the
 //! interrupted read, so the first Ctrl-C at a prompt would seem to do
 //! nothing.

@@ -1,7 +1,7 @@
 //! Writing to standard output without panicking.
 //!
 //! `println!` panics when stdout is closed (`kalah show ... | head -0`) or
-//! full (`>/dev/full`). Every command prints through [`outln!`] instead,
+//! full (`>/dev/full`). Every command prints through `outln!` (the macro of this module) instead,
 //! which returns the write error as a [`CliError`]: a closed pipe ends the
 //! command quietly with status 0 (the reader has what it wanted, as with
 //! `grep | head`), any other write error is a failure (status 1) that says

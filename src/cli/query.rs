@@ -2,7 +2,7 @@
 //! game: from the endgame tables when the board is inside them (one probe a
 //! move, no loading wait: the tables are memory-mapped), by search with
 //! table probes otherwise. `--batch` answers a file of positions, one JSON
-//! line each (see [`batch`]).
+//! line each (the `batch` module).
 //!
 //! A search is announced on stderr before it starts (with a progress line
 //! on a terminal), stops at Ctrl-C or SIGTERM, and, with `--time-limit`,

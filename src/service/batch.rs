@@ -3,7 +3,7 @@
 //! --batch`, and any front end that answers a stream).
 //!
 //! Reading, answering and writing overlap: a reader thread hands over
-//! chunks of lines (see [`lines`]: as many as are ready, so a client
+//! chunks of lines (see `lines`: as many as are ready, so a client
 //! that sends one line and waits gets its answer at once), this thread
 //! answers them, a writer thread prints and flushes them in order. Inside a
 //! chunk, one parallel pass answers the lines inside the tables straight
