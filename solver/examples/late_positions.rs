@@ -2,9 +2,10 @@
 //! the cost model in README, "Toward Kalah(6,6)".
 //!
 //! ```text
-//! cargo run --release --example late_positions -- M N ec|std BOARD COUNT [SEED]
+//! cargo run --release --example late_positions -- M N RULES BOARD COUNT [SEED]
 //! ```
-//! Plays games from the start by uniformly random legal moves (one
+//! RULES is a rule set's slug (`ec`, `std`, `std-delayed`, ...). Plays
+//! games from the start by uniformly random legal moves (one
 //! `SplitMix64` stream per game, from SEED, default 1) and keeps the first
 //! position of a game with at most BOARD seeds left in the houses, when the
 //! stores then differ by at most 2 (a balanced game, as a strong line keeps
@@ -14,11 +15,12 @@
 use std::process::ExitCode;
 
 use kalah_solver::sample::SplitMix64;
-use kalah_solver::{Game, Position, Rules};
+use kalah_solver::table::ALL_RULES;
+use kalah_solver::{Game, Position};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: late_positions M N ec|std BOARD COUNT [SEED]";
+    let usage = "usage: late_positions M N RULES BOARD COUNT [SEED]";
     if !(5..=6).contains(&args.len()) {
         eprintln!("{usage}");
         return ExitCode::from(2);
@@ -40,13 +42,10 @@ fn main() -> ExitCode {
     } else {
         1
     };
-    let rules = match args[2].as_str() {
-        "ec" => Rules::EMPTY_CAPTURE,
-        "std" => Rules::STANDARD,
-        other => {
-            eprintln!("unknown rules '{other}': ec or std");
-            return ExitCode::from(2);
-        }
+    let Some(rules) = ALL_RULES.into_iter().find(|r| r.slug() == args[2]) else {
+        let slugs: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
+        eprintln!("unknown rules '{}': one of {}", args[2], slugs.join(", "));
+        return ExitCode::from(2);
     };
     let start = match Position::start(m as usize, n as usize) {
         Ok(p) => p,
