@@ -141,7 +141,6 @@ pub fn fill(
     settings: FillSettings,
 ) -> Result<(Vec<SimResult>, FillReport), String> {
     let mut report = FillReport::default();
-    let median = median_test_nodes(records);
     let mut rows: Vec<Option<SimResult>> = vec![None; sim.trees.len()];
     loop {
         for (i, row) in rows.iter_mut().enumerate() {
@@ -187,13 +186,13 @@ pub fn fill(
         let whole = batch.iter().filter(|(_, n)| *n == Need::Whole).count();
         if settings.progress_every > 0.0 {
             eprintln!(
-                "kalah-dist fill: round {}: {} units to measure ({} whole, {} their first nodes) on {} threads, about {:.2e} nodes at the median test's {median}",
+                "kalah-dist fill: round {}: {} units to measure ({} whole, {} their first nodes) on {} threads, about {:.2e} nodes (a whole unit as the mean recorded test)",
                 report.rounds.len() + 1,
                 batch.len(),
                 whole,
                 batch.len() - whole,
                 settings.threads,
-                batch.len() as f64 * median as f64,
+                estimate(records, batch, sim.budget),
             );
         }
         let t0 = Instant::now();
@@ -219,15 +218,36 @@ pub fn fill(
     }
 }
 
-/// The median nodes of the recorded tests (0 without one).
-fn median_test_nodes(records: &[UnitRecord]) -> u64 {
-    let mut n: Vec<u64> = records
+/// The nodes a fill of `batch` may take: a whole unit as the mean
+/// recorded test (splits included), a partial one as its cap (at most
+/// the budget, where it splits).
+fn estimate(records: &[UnitRecord], batch: &[(UnitKey, Need)], budget: u64) -> f64 {
+    let tests: Vec<u64> = records
         .iter()
-        .filter(|r| r.beta.is_some() && r.verdict != Verdict::Split)
+        .filter(|r| r.beta.is_some())
         .map(|r| r.nodes)
         .collect();
-    n.sort_unstable();
-    n.get(n.len() / 2).copied().unwrap_or(0)
+    let mean = tests.iter().sum::<u64>() as f64 / tests.len().max(1) as f64;
+    batch
+        .iter()
+        .map(|&(_, n)| match n {
+            Need::Whole => mean,
+            Need::Nodes(n) => {
+                let cap = partial_cap(n) as f64;
+                if budget > 0 {
+                    cap.min(budget as f64)
+                } else {
+                    cap
+                }
+            }
+        })
+        .sum()
+}
+
+/// The nodes after which a unit of which the first `n` nodes are needed
+/// is stopped.
+fn partial_cap(n: u64) -> u64 {
+    n.saturating_mul(4).max(PARTIAL_MIN)
 }
 
 /// Solves `keys` on `settings.threads` threads, each a solver emptied
@@ -277,7 +297,7 @@ pub fn solve_units(
                     let Some(&(key, need)) = keys.get(i) else { break };
                     let cap = match need {
                         Need::Whole => u64::MAX,
-                        Need::Nodes(n) => n.saturating_mul(4).max(PARTIAL_MIN),
+                        Need::Nodes(n) => partial_cap(n),
                     };
                     solver.forget();
                     let a = solver.solve(key, budget, || solver.nodes() > cap);

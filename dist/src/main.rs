@@ -117,6 +117,11 @@ struct SimArgs {
     /// workers it keeps the efficiency the recorded run has on P / GROWTH.
     #[arg(long)]
     growth: Option<f64>,
+    /// Nodes a unit without a measured cost takes (a guessed unit; see
+    /// the "guessed" column): default the unit budget, the most a test
+    /// takes before it is split. 0 shows the other extreme.
+    #[arg(long, value_name = "NODES")]
+    guess_nodes: Option<u64>,
     /// First make the record whole for these worker counts: solve for
     /// real, here, every unit a simulated schedule issues that the record
     /// lacks (stored in the work directory as filled records), simulate
@@ -473,6 +478,12 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             1e6
         }
     });
+    let dispatch = kalah_dist::sim::Dispatch {
+        rate,
+        latency: a.latency,
+        waves: a.waves,
+        guess_nodes: a.guess_nodes,
+    };
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers
         .iter()
@@ -481,11 +492,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     let simulation = Simulation {
         trees: &trees,
         identity: &config.identity,
-        dispatch: kalah_dist::sim::Dispatch {
-            rate,
-            latency: a.latency,
-            waves: a.waves,
-        },
+        dispatch,
         budget: config.budget,
     };
     let (rows, filled) = if a.fill {
@@ -518,11 +525,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         &a.work.display().to_string(),
         &records,
         &rows,
-        kalah_dist::sim::Dispatch {
-            rate,
-            latency: a.latency,
-            waves: a.waves,
-        },
+        dispatch,
         a.growth,
         filled,
     );

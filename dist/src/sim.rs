@@ -27,8 +27,8 @@
 //! * a unit whose cost the schedule needs and nobody measured (an answer
 //!   the record lacks, a cancellation past the nodes measured) is counted
 //!   as `guessed`: it costs the unit budget (the most a test costs before
-//!   it is split; the median recorded test without a budget) or its
-//!   partial nodes, if more, and gets the verdict the recorded results
+//!   it is split; the median recorded test without a budget; or
+//!   [`Dispatch::guess_nodes`]) or its partial nodes, if more, and gets the verdict the recorded results
 //!   imply, else the one the top tree expects. The simulation goes on to
 //!   find every unit its schedule needs, but its times are then not
 //!   measured ones; none is left once the record is filled;
@@ -88,6 +88,13 @@ pub struct Chain {
     pub wait_seconds: f64,
     /// Its longest unit, in seconds.
     pub longest_unit_seconds: f64,
+    /// Of its units, those split at the unit budget (their whole run
+    /// spent before their children could start), and their seconds.
+    pub split_units: usize,
+    pub split_seconds: f64,
+    /// Of its units, those whose cost was guessed, and their seconds.
+    pub guessed_units: usize,
+    pub guessed_seconds: f64,
     /// By step of the root search (the guess, each MTD(f) test, the
     /// perfect game): the step, its chain units and their seconds.
     pub steps: Vec<ChainStep>,
@@ -109,8 +116,8 @@ pub struct ChainStep {
 
 impl Chain {
     /// Sums `links`, each to the first step of `timeline` decided at or
-    /// after its answer.
-    fn of(links: &[Link], timeline: &[(f64, String)]) -> Chain {
+    /// after its answer; `guessed` says which units' costs were guessed.
+    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &HashMap<UnitKey, usize>) -> Chain {
         let mut c = Chain {
             steps: timeline
                 .iter()
@@ -131,6 +138,14 @@ impl Chain {
             c.unit_seconds += run;
             c.wait_seconds += wait;
             c.longest_unit_seconds = c.longest_unit_seconds.max(run);
+            if l.verdict == Verdict::Split {
+                c.split_units += 1;
+                c.split_seconds += run;
+            }
+            if guessed.contains_key(&l.key) {
+                c.guessed_units += 1;
+                c.guessed_seconds += run;
+            }
             if let Some(s) = c.steps.iter_mut().find(|s| s.decided_at >= l.answered_at) {
                 s.units += 1;
                 s.unit_seconds += run;
@@ -368,6 +383,9 @@ pub struct Dispatch {
     /// more than its longest unit, no unit stopped; `None`: one by one
     /// with cancellation (MPI).
     pub waves: Option<f64>,
+    /// Nodes of a unit whose cost nobody measured (a guessed one); `None`:
+    /// the unit budget, or the median recorded test without a budget.
+    pub guess_nodes: Option<u64>,
 }
 
 /// Replays the run recorded in `records` (answered units) on `workers`
@@ -407,11 +425,11 @@ pub fn simulate(
     // take before it is split; the median test without a budget): a
     // schedule that does not need it cancels it before it answers, and
     // then only its first nodes need measuring.
-    let guess_nodes = if budget > 0 {
+    let guess_nodes = dispatch.guess_nodes.unwrap_or(if budget > 0 {
         budget
     } else {
         costs.get(costs.len() / 2).copied().unwrap_or(0)
-    };
+    });
     let mut beyond = HashMap::new();
     for r in unanswered {
         let e = beyond.entry(r.check(identity)?).or_insert(0);
@@ -453,7 +471,7 @@ pub fn simulate(
         cancelled_units: done.counts.cancelled_units,
         nodes: done.counts.total_nodes(),
         longest_unit: engine.longest,
-        chain: Chain::of(&done.chain, &done.timeline),
+        chain: Chain::of(&done.chain, &done.timeline, &engine.where_),
         timeline: done.timeline,
         unrecorded: engine.unrecorded,
         filled_issues: engine.filled,

@@ -44,6 +44,9 @@ pub struct SimReport {
     pub rate: f64,
     pub latency: f64,
     pub waves: Option<f64>,
+    /// Nodes of a guessed unit (`null`: the unit budget, or the median
+    /// recorded test without one).
+    pub guess_nodes: Option<u64>,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -94,6 +97,7 @@ impl SimReport {
             rate: dispatch.rate,
             latency: dispatch.latency,
             waves: dispatch.waves,
+            guess_nodes: dispatch.guess_nodes,
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -183,12 +187,16 @@ impl SimReport {
                 .collect();
             let _ = writeln!(
                 o,
-                "{:>8} workers: {} units, {:.2} s running + {:.2} s waiting, longest {:.2} s; by step: {}",
+                "{:>8} workers: {} units, {:.2} s running + {:.2} s waiting, longest {:.2} s, {} split at the budget ({:.2} s), {} guessed ({:.2} s); by step: {}",
                 r.workers,
                 c.units,
                 c.unit_seconds,
                 c.wait_seconds,
                 c.longest_unit_seconds,
+                c.split_units,
+                c.split_seconds,
+                c.guessed_units,
+                c.guessed_seconds,
                 steps.join(", ")
             );
         }
@@ -214,7 +222,7 @@ impl SimReport {
             o,
             "costs: recorded units as the run's workers measured them (their tables warm from earlier units), filled ones as a solver with an empty table measured them here{}",
             if guessed > 0 {
-                "; units without a record (\"guessed\"): the median test's cost and the verdict the record implies or the top tree expects, so these times are not measured ones (--fill solves them)"
+                "; units whose cost a schedule needs and nobody measured (\"guessed\"): the unit budget's nodes (or --guess-nodes) and the verdict the record implies or the top tree expects, so these times are not measured ones (--fill solves them)"
             } else {
                 "; no unit was guessed"
             }

@@ -101,6 +101,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             rate: 1e6,
             latency: 1e-4,
             waves: None,
+            guess_nodes: None,
         },
         budget: BUDGET,
     };
