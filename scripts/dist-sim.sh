@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
 # Replays a recorded distributed run (its work directory) on simulated
-# workers: the speedup curve, what bounds it, and predicted wall times.
+# workers: the speedup curve, what bounds it (the critical chain of units
+# that ran one after another, the longest unit, the idle fraction), and
+# predicted wall times.
 #
-#   scripts/dist-sim.sh [--work DIR] [--rate NODES_PER_S] [--latency S]
-#                       [--growth G] [--workers 1,8,64,512,4096] [--json]
+#   scripts/dist-sim.sh [--work DIR] [--workers 1,8,64,512,4096] [--fill]
+#                       [--fill-threads N] [--fill-cap UNITS] [--tt-mb MB]
+#                       [--rate NODES_PER_S] [--latency S] [--waves S]
+#                       [--growth G] [--tables DIR] [--json]
 #
 # Default work directory: target/dist/6-5-ec (what
 # `scripts/dist-local.sh --pits 6 --seeds 5 --empty-capture` writes).
+# A schedule on more workers than the recorded run asks for units that
+# run never answered: the table's "guessed" column counts them, and their
+# times are guesses. --fill first solves them for real in this process
+# (N threads, default all cores; each unit on a solver with an empty
+# table, the run's tables, rules and unit budget), stores them in the
+# work directory as filled records, and simulates again until no
+# schedule guesses a unit (or --fill-cap units were solved: it says so).
+# Stopped, it keeps every unit it solved; run it again to go on. It can
+# take long: each round prints how many units it will solve; run it
+# under `nice` on a shared machine.
 # The rate defaults to the recorded units' own nodes over seconds (on a
 # shared machine, pass the one-core rate of `kalah solve --threads 1`);
 # the latency to 100 us (`kalah-dist ping` measures the real one).
@@ -19,7 +33,7 @@ args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --work) work=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
     esac
 done

@@ -4,7 +4,7 @@
 //! The loop is the same for every engine ([`Engine`]): MPI ranks, or the
 //! simulated workers of [`crate::sim`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -51,12 +51,6 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
-    /// Whether this engine runs `key`; `speculative` when the search does
-    /// not need it yet. A simulation runs no speculation the recorded run
-    /// has no answer for.
-    fn can_run(&self, _key: &UnitKey, _speculative: bool) -> bool {
-        true
-    }
 }
 
 /// How the coordinator runs.
@@ -80,6 +74,27 @@ pub struct Finished {
     /// When each step of the root search was decided (engine seconds since
     /// the start): the guess, each test, the value, the perfect game.
     pub timeline: Vec<(f64, String)>,
+    /// The critical chain of this run, first unit first: the answer that
+    /// finished the search, the answer that made that unit needed, and so
+    /// on back to a unit needed from the start (or answered by a run this
+    /// one resumed). Its units ran one after another, so no number of
+    /// workers finishes this schedule sooner than the sum of their
+    /// running times; the rest of each link is a wait for a free worker.
+    pub chain: Vec<Link>,
+}
+
+/// One unit of the critical chain ([`Finished::chain`]). Times are engine
+/// seconds ([`Engine::now`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Link {
+    pub key: UnitKey,
+    pub seq: u64,
+    pub verdict: Verdict,
+    /// When the answer it waited on came (the run's start for the first
+    /// link), when it was issued and when it was answered.
+    pub needed_at: f64,
+    pub issued_at: f64,
+    pub answered_at: f64,
 }
 
 /// The units of a run and their nodes.
@@ -113,6 +128,9 @@ struct Flight {
     seq: u64,
     issued_at: f64,
     issued_after: u64,
+    /// The unit whose answer made this one needed (see
+    /// [`UnitRecord::waited_on`]).
+    waited_on: Option<u64>,
     cancelled: bool,
 }
 
@@ -169,6 +187,7 @@ pub fn coordinate(
         seconds: 0.0,
         root: RootState::default(),
         timeline: Vec::new(),
+        chain: Vec::new(),
     };
     let mut steps = 0;
     let mut seq = 0;
@@ -180,6 +199,14 @@ pub fn coordinate(
     }
     let mut flight: Vec<Option<Flight>> = (0..engine.workers()).map(|_| None).collect();
     let started = engine.now();
+    // Each unit needed now, and the answer it has waited on since it
+    // became needed: the last answer before the first plan that has
+    // needed it without a break.
+    let mut since: HashMap<UnitKey, Option<u64>> = HashMap::new();
+    let mut last_answer: Option<u64> = None;
+    // This run's answers, by seq: the critical chain's links and what
+    // each waited on.
+    let mut answers: HashMap<u64, (Link, Option<u64>)> = HashMap::new();
     let mut last_note = Instant::now();
     loop {
         let plan = tree.plan(&mut facts).map_err(|e| e.to_string())?;
@@ -205,13 +232,18 @@ pub fn coordinate(
             done.solved = solved;
             done.root = plan.root;
             done.seconds = engine.now() - started;
+            done.chain = chain(&answers, last_answer);
             return Ok(done);
         }
-        let needed: HashSet<UnitKey> = plan.needed.iter().copied().collect();
+        since = plan
+            .needed
+            .iter()
+            .map(|k| (*k, since.get(k).copied().unwrap_or(last_answer)))
+            .collect();
         for (w, f) in flight.iter_mut().enumerate() {
             if let Some(f) = f
                 .as_mut()
-                .filter(|f| !f.cancelled && !needed.contains(&f.key))
+                .filter(|f| !f.cancelled && !since.contains_key(&f.key))
             {
                 engine.cancel(w, f.seq)?;
                 f.cancelled = true;
@@ -223,9 +255,8 @@ pub fn coordinate(
             .needed
             .iter()
             .zip(&plan.expect)
-            .enumerate()
-            .filter(|&(i, (k, _))| !running.contains(k) && engine.can_run(k, i >= plan.required))
-            .map(|(_, (&k, &e))| (k, e))
+            .filter(|&(k, _)| !running.contains(k))
+            .map(|(&k, &e)| (k, e))
             .take(idle.len())
             .collect::<Vec<_>>();
         for (w, (key, expect)) in idle.into_iter().zip(ready) {
@@ -242,6 +273,7 @@ pub fn coordinate(
                 seq: issue.seq,
                 issued_at: engine.now(),
                 issued_after: done.counts.units,
+                waited_on: since.get(&key).copied().flatten(),
                 cancelled: false,
             });
         }
@@ -251,10 +283,22 @@ pub fn coordinate(
             );
         }
         let reply = engine.wait()?;
-        if let Some((key, verdict)) =
-            take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
-        {
-            facts.add(key, verdict);
+        if let Some(record) = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)? {
+            let key = record.key()?;
+            facts.add(key, record.verdict);
+            last_answer = Some(record.seq);
+            let link = Link {
+                key,
+                seq: record.seq,
+                verdict: record.verdict,
+                needed_at: record
+                    .waited_on
+                    .and_then(|s| answers.get(&s))
+                    .map_or(started, |(l, _)| l.answered_at),
+                issued_at: record.issued_at,
+                answered_at: record.answered_at,
+            };
+            answers.insert(record.seq, (link, record.waited_on));
         }
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
@@ -305,8 +349,21 @@ fn count(done: &mut Finished, r: &UnitRecord) {
     }
 }
 
+/// The critical chain ending with the answer `last` (see
+/// [`Finished::chain`]), first link first.
+fn chain(answers: &HashMap<u64, (Link, Option<u64>)>, last: Option<u64>) -> Vec<Link> {
+    let mut out = Vec::new();
+    let mut at = last;
+    while let Some((link, before)) = at.and_then(|s| answers.get(&s)) {
+        out.push(*link);
+        at = *before;
+    }
+    out.reverse();
+    out
+}
+
 /// Takes in one reply: frees its worker, stores the answer (or the
-/// cancelled unit's cost). The answer's key and verdict, when answered.
+/// cancelled unit's cost). The answer's record, when answered.
 fn take(
     flight: &mut [Option<Flight>],
     reply: &Reply,
@@ -314,7 +371,7 @@ fn take(
     now: f64,
     sink: &mut dyn Sink,
     done: &mut Finished,
-) -> Result<Option<(UnitKey, Verdict)>, String> {
+) -> Result<Option<UnitRecord>, String> {
     let f = match flight.get_mut(reply.worker).and_then(Option::take) {
         Some(f) if f.seq == reply.seq => f,
         other => {
@@ -337,15 +394,17 @@ fn take(
         worker: reply.worker,
         seq: f.seq,
         issued_after: f.issued_after,
+        waited_on: f.waited_on,
         issued_at: f.issued_at,
         answered_at: now,
+        filled: false,
     };
     match reply.verdict {
-        Some(v) => {
+        Some(_) => {
             sink.answered(&f.key, &record)?;
             count(done, &record);
             done.counts.units_this_run += 1;
-            Ok(Some((f.key, v)))
+            Ok(Some(record))
         }
         None => {
             sink.cancelled(&record)?;

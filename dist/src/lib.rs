@@ -8,7 +8,7 @@
 //! against the stored answers. The engine that carries units to workers is
 //! MPI ([`mpi_engine`], the `mpi` feature), or the coordinator's own
 //! process ([`local`]); [`sim`] replays a recorded run on any number of
-//! simulated workers.
+//! simulated workers, [`fill`] completes the record for those schedules.
 //!
 //! * [`unit`]: the unit, its verdict and its stored record.
 //! * [`store`]: the work directory, byte by byte.
@@ -19,16 +19,21 @@
 //! * [`worker`]: a unit's search, its budget and its cancellation.
 //! * [`local`], `mpi_engine`: engines.
 //! * [`sim`]: the simulation.
+//! * [`fill`]: the units a simulated schedule needs and the record lacks,
+//!   solved for real.
 //! * [`report`]: the answer as text or JSON.
+//! * [`sim_report`]: the simulation's answer as text or JSON.
 
 pub mod coordinator;
 pub mod facts;
+pub mod fill;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi_engine;
 pub mod plan;
 pub mod report;
 pub mod sim;
+pub mod sim_report;
 pub mod store;
 pub mod unit;
 pub mod worker;

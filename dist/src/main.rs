@@ -13,9 +13,10 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe, Rules};
 
 use kalah_dist::coordinator::{coordinate, Finished, Settings};
+use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::plan::TopTree;
 use kalah_dist::report;
-use kalah_dist::sim::simulate;
+use kalah_dist::sim_report::SimReport;
 use kalah_dist::store::{RunConfig, WorkDir};
 use kalah_dist::unit::RunIdentity;
 use kalah_dist::worker::UnitSolver;
@@ -116,6 +117,28 @@ struct SimArgs {
     /// workers it keeps the efficiency the recorded run has on P / GROWTH.
     #[arg(long)]
     growth: Option<f64>,
+    /// Nodes a unit without a measured cost takes (a guessed unit; see
+    /// the "guessed" column): default the unit budget, the most a test
+    /// takes before it is split. 0 shows the other extreme.
+    #[arg(long, value_name = "NODES")]
+    guess_nodes: Option<u64>,
+    /// First make the record whole for these worker counts: solve for
+    /// real, here, every unit a simulated schedule issues that the record
+    /// lacks (stored in the work directory as filled records), simulate
+    /// again, until no schedule lacks one. Stopped, it keeps what it
+    /// solved; run again, it goes on.
+    #[arg(long)]
+    fill: bool,
+    /// Threads solving units for --fill (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    fill_threads: Option<usize>,
+    /// --fill solves at most this many units, then stops and says so.
+    #[arg(long, value_name = "UNITS", default_value_t = 20000)]
+    fill_cap: usize,
+    /// Each --fill thread's transposition table, MiB (a worker's
+    /// `solve --tt-mb`).
+    #[arg(long, default_value_t = 256)]
+    tt_mb: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -397,6 +420,16 @@ fn rules_of(slug: &str, path: &Path) -> Result<Rules, CliError> {
 }
 
 fn sim(a: &SimArgs) -> Result<(), CliError> {
+    if let Some(p) = a.workers.iter().find(|&&p| p == 0) {
+        return Err(CliError::Input(format!(
+            "--workers {p}: a simulated run needs at least one worker"
+        )));
+    }
+    if a.fill_threads == Some(0) {
+        return Err(CliError::Input(
+            "--fill-threads 0: at least one thread".into(),
+        ));
+    }
     let path = a.work.join("run.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
@@ -426,147 +459,80 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     let tables = tables_of(&spec, false)?;
     let dir = WorkDir::open(&a.work, &config).map_err(failure)?;
     let loaded = dir.load().map_err(failure)?;
+    for r in &loaded.refused {
+        eprintln!("kalah-dist: refused (not used): {r}");
+    }
+    let mut records = loaded.records;
+    let mut unanswered = loaded.cancelled;
+    unanswered.extend(loaded.partial);
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
-    let answered: Vec<_> = loaded
-        .records
-        .iter()
-        .filter(|r| r.verdict != kalah_dist::unit::Verdict::Split)
-        .collect();
+    // The run's own workers' rate: filled units ran here, under other load.
     let rate = a.rate.unwrap_or_else(|| {
-        let n: u64 = answered.iter().map(|r| r.nodes).sum();
-        let s: f64 = answered.iter().map(|r| r.seconds).sum();
+        let run = records
+            .iter()
+            .filter(|r| !r.filled && r.verdict != kalah_dist::unit::Verdict::Split);
+        let (n, s) = run.fold((0u64, 0.0), |(n, s), r| (n + r.nodes, s + r.seconds));
         if s > 0.0 {
             n as f64 / s
         } else {
             1e6
         }
     });
-    let mut rows = Vec::new();
-    for &p in &a.workers {
-        let tree = TopTree::new(&game, probe, config.frontier, start, p);
-        let r = simulate(
-            &tree,
-            &config.identity,
-            &loaded.records,
-            &loaded.cancelled,
-            p,
-            kalah_dist::sim::Dispatch {
-                rate,
-                latency: a.latency,
-                waves: a.waves,
+    let dispatch = kalah_dist::sim::Dispatch {
+        rate,
+        latency: a.latency,
+        waves: a.waves,
+        guess_nodes: a.guess_nodes,
+    };
+    let trees: Vec<(usize, TopTree<'_>)> = a
+        .workers
+        .iter()
+        .map(|&p| (p, TopTree::new(&game, probe, config.frontier, start, p)))
+        .collect();
+    let simulation = Simulation {
+        trees: &trees,
+        identity: &config.identity,
+        dispatch,
+        budget: config.budget,
+    };
+    let (rows, filled) = if a.fill {
+        let threads = a.fill_threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let (rows, report) = fill(
+            &simulation,
+            &mut records,
+            &mut unanswered,
+            &game,
+            tables.as_ref(),
+            &dir,
+            FillSettings {
+                threads,
+                tt_mb: a.tt_mb,
+                cap: a.fill_cap,
+                progress_every: 10.0,
             },
-            config.budget,
         )
         .map_err(failure)?;
-        rows.push(r);
-    }
-    let t1 = rows
-        .iter()
-        .find(|r| r.workers == 1)
-        .map(|r| r.seconds)
-        .unwrap_or(f64::NAN);
-    let efficiency = |r: &kalah_dist::sim::SimResult| t1 / (r.seconds * r.workers as f64);
-    // Efficiency on `p` workers, interpolated in log p between the
-    // simulated counts (1 below the smallest).
-    let efficiency_at = |p: f64| -> f64 {
-        let mut points: Vec<(f64, f64)> = rows
-            .iter()
-            .map(|r| ((r.workers as f64).ln(), efficiency(r)))
-            .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let x = p.max(1.0).ln();
-        match points.iter().position(|&(px, _)| px >= x) {
-            Some(0) => points[0].1.min(1.0),
-            Some(i) => {
-                let (x0, y0) = points[i - 1];
-                let (x1, y1) = points[i];
-                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-            }
-            None => points.last().map_or(1.0, |p| p.1),
-        }
+        (rows, Some(report))
+    } else {
+        (
+            simulation.run(&records, &unanswered).map_err(failure)?,
+            None,
+        )
     };
-    let predicted: Vec<(usize, f64)> = match a.growth {
-        Some(g) => rows
-            .iter()
-            .map(|r| {
-                let p = r.workers as f64;
-                (r.workers, g * t1 / (p * efficiency_at(p / g)))
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let out = SimReport::new(
+        &a.work.display().to_string(),
+        &records,
+        &rows,
+        dispatch,
+        a.growth,
+        filled,
+    );
     if a.json {
-        let j: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "workers": r.workers,
-                    "seconds": r.seconds,
-                    "speedup": t1 / r.seconds,
-                    "efficiency": r.busy_seconds / (r.seconds * r.workers as f64),
-                    "units": r.units,
-                    "cancelled_units": r.cancelled_units,
-                    "nodes": r.nodes,
-                    "longest_unit_seconds": r.longest_unit,
-                    "timeline": r.timeline,
-                    "guessed_units": r.guessed,
-                })
-            })
-            .collect();
-        let out = serde_json::json!({
-            "growth": a.growth,
-            "predicted_seconds": predicted,
-            "work": a.work.display().to_string(),
-            "rate": rate,
-            "latency": a.latency,
-            "waves": a.waves,
-            "recorded_units": loaded.records.len(),
-            "recorded_nodes": loaded.records.iter().map(|r| r.nodes).sum::<u64>(),
-            "runs": j,
-        });
-        println!("{out}");
-        return Ok(());
-    }
-    println!(
-        "replay of {} ({} units recorded), {:.3e} nodes/s a worker, {}",
-        a.work.display(),
-        loaded.records.len(),
-        rate,
-        match a.waves {
-            Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
-            None => format!("one by one, {} s dispatch latency", a.latency),
-        }
-    );
-    println!(
-        "{:>8} {:>12} {:>9} {:>10} {:>8} {:>10} {:>8} {:>14}",
-        "workers", "seconds", "speedup", "busy", "units", "cancelled", "guessed", "longest unit s"
-    );
-    for r in &rows {
-        println!(
-            "{:>8} {:>12.2} {:>9.1} {:>9.0}% {:>8} {:>10} {:>8} {:>14.3}",
-            r.workers,
-            r.seconds,
-            t1 / r.seconds,
-            100.0 * r.busy_seconds / (r.seconds * r.workers as f64),
-            r.units,
-            r.cancelled_units,
-            r.guessed,
-            r.longest_unit
-        );
-    }
-    if let Some(g) = a.growth {
-        println!("a game {g} times the work (same unit sizes, {g} times as many units):");
-        for (p, s) in &predicted {
-            println!("{p:>8} workers {:>14.0} s = {:>10.2} days", s, s / 86400.0);
-        }
-    }
-    for r in &rows {
-        let steps: Vec<String> = r
-            .timeline
-            .iter()
-            .map(|(t, s)| format!("{s} at {t:.2}"))
-            .collect();
-        println!("{} workers: {}", r.workers, steps.join(", "));
+        println!("{}", serde_json::to_string(&out).expect("plain struct"));
+    } else {
+        print!("{}", out.text());
     }
     Ok(())
 }

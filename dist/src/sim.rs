@@ -4,26 +4,41 @@
 //! engine whose workers take, for each unit, the time its recorded nodes
 //! take at a fixed node rate, plus a fixed dispatch latency. So the order
 //! of units, the waits of cut nodes on their first child, the MTD(f) tests
-//! one after another and the cancellations are those of the real
-//! coordinator with that many workers.
+//! one after another, the speculation of idle workers and the
+//! cancellations are those of the real coordinator with that many workers.
+//!
+//! A schedule on more workers than the recorded run asks for units that
+//! run never answered; [`crate::fill`] solves those for real and adds them
+//! to the work directory, until every unit a schedule issues has a record.
 //!
 //! Assumptions (stated with every result):
-//! * a unit's cost is its recorded node count; it does not depend on which
-//!   worker runs it or what that worker ran before (the real workers keep
-//!   their transposition tables, so this is an approximation);
-//! * speculation is run only where the recorded run has its answer;
-//! * a needed unit the recorded run never answered (another schedule can
-//!   ask for one) costs its recorded partial cost when it was cancelled,
-//!   else the median cost of the recorded tests; its verdict is what the
-//!   recorded results imply about it, else (counted as `guessed`) what the
-//!   top tree expected of it: the recorded run decided its node another
-//!   way, and the expected verdict lets the simulation go on (it computes
-//!   no value, only times);
+//! * a unit costs its recorded nodes, whichever worker runs it and
+//!   whatever that worker ran before. A unit of the recorded run was solved
+//!   by a worker whose transposition table kept the entries of its earlier
+//!   units; a filled unit by a solver whose table was empty. The same unit
+//!   may take fewer nodes on a warm worker, so filled costs lean high;
+//! * a unit's verdict is its record's: the exact answer to its test, or
+//!   a split when its search ran past the unit budget;
+//! * a cancelled unit costs the time it ran before the cancellation
+//!   reached it. That is measured when the unit has a record, or when a
+//!   worker (a cancelled unit of the run) or a fill (`partial.jsonl`) ran
+//!   it at least that long unanswered: a schedule that cancels a unit
+//!   early needs only its first nodes measured;
+//! * a unit whose cost the schedule needs and nobody measured (an answer
+//!   the record lacks, a cancellation past the nodes measured) is counted
+//!   as `guessed`: it costs the unit budget (the most a test costs before
+//!   it is split; the median recorded test without a budget; or
+//!   [`Dispatch::guess_nodes`]) or its partial nodes, if more, and gets the verdict the recorded results
+//!   imply, else the one the top tree expects. The simulation goes on to
+//!   find every unit its schedule needs, but its times are then not
+//!   measured ones; none is left once the record is filled;
 //! * workers are identical and never fail.
 
 use std::collections::HashMap;
 
-use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
+use serde::Serialize;
+
+use crate::coordinator::{coordinate, Discard, Engine, Issue, Link, Reply, Settings};
 use crate::facts::Facts;
 use crate::plan::TopTree;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict};
@@ -44,9 +59,132 @@ pub struct SimResult {
     pub longest_unit: f64,
     /// When each step of the root search was decided.
     pub timeline: Vec<(f64, String)>,
-    /// Needed units neither recorded nor implied by the records (their
-    /// verdict was the expected one).
-    pub guessed: u64,
+    /// Units whose cost in this schedule was not measured (guessed), in
+    /// the order first issued, and what a fill must measure of each.
+    pub unrecorded: Vec<(UnitKey, Need)>,
+    /// Issues answered from records a fill added.
+    pub filled_issues: u64,
+    /// What bounds the run: its critical chain.
+    pub chain: Chain,
+}
+
+impl SimResult {
+    /// The fraction of worker time spent idle.
+    pub fn idle(&self) -> f64 {
+        1.0 - self.busy_seconds / (self.seconds * self.workers as f64)
+    }
+}
+
+/// The critical chain of a simulated run ([`crate::coordinator::Finished::chain`]),
+/// summed: its seconds add up to the run's, up to the last plan.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Chain {
+    /// Units on the chain.
+    pub units: usize,
+    /// Seconds they ran (dispatch latency included): no number of workers
+    /// runs this schedule in less.
+    pub unit_seconds: f64,
+    /// Seconds they waited for a free worker after they were needed.
+    pub wait_seconds: f64,
+    /// Its longest unit, in seconds.
+    pub longest_unit_seconds: f64,
+    /// Of its units, those split at the unit budget (their whole run
+    /// spent before their children could start), and their seconds.
+    pub split_units: usize,
+    pub split_seconds: f64,
+    /// Of its units, those whose cost was guessed, and their seconds.
+    pub guessed_units: usize,
+    pub guessed_seconds: f64,
+    /// By step of the root search (the guess, each MTD(f) test, the
+    /// perfect game): the step, its chain units and their seconds.
+    pub steps: Vec<ChainStep>,
+}
+
+/// The part of the critical chain in one step of the root search.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChainStep {
+    /// The step as the timeline names it (`guess +8`, `>=10`, `<14`,
+    /// `perfect game`).
+    pub step: String,
+    /// When the step was decided.
+    pub decided_at: f64,
+    pub units: usize,
+    /// Seconds the chain's units of this step ran, and waited for a worker.
+    pub unit_seconds: f64,
+    pub wait_seconds: f64,
+}
+
+impl Chain {
+    /// Sums `links`, each to the first step of `timeline` decided at or
+    /// after its answer; `guessed` says which units' costs were guessed.
+    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &HashMap<UnitKey, usize>) -> Chain {
+        let mut c = Chain {
+            steps: timeline
+                .iter()
+                .map(|(t, s)| ChainStep {
+                    step: s.clone(),
+                    decided_at: *t,
+                    units: 0,
+                    unit_seconds: 0.0,
+                    wait_seconds: 0.0,
+                })
+                .collect(),
+            ..Chain::default()
+        };
+        for l in links {
+            let run = l.answered_at - l.issued_at;
+            let wait = l.issued_at - l.needed_at;
+            c.units += 1;
+            c.unit_seconds += run;
+            c.wait_seconds += wait;
+            c.longest_unit_seconds = c.longest_unit_seconds.max(run);
+            if l.verdict == Verdict::Split {
+                c.split_units += 1;
+                c.split_seconds += run;
+            }
+            if guessed.contains_key(&l.key) {
+                c.guessed_units += 1;
+                c.guessed_seconds += run;
+            }
+            if let Some(s) = c.steps.iter_mut().find(|s| s.decided_at >= l.answered_at) {
+                s.units += 1;
+                s.unit_seconds += run;
+                s.wait_seconds += wait;
+            }
+        }
+        c
+    }
+}
+
+/// What the simulation knows of a unit's cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cost {
+    /// A record: its nodes and verdict.
+    Measured(u64),
+    /// Only that it runs past this many nodes unanswered (a cancelled
+    /// unit of the run, a fill's partial one; 0: nothing known). It is
+    /// measured if the schedule cancels it within these nodes; else it
+    /// is answered after these nodes or the guess, whichever is more.
+    Open(u64),
+}
+
+/// What a fill must measure of a unit a schedule issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// The whole unit: its answer, or its split at the budget.
+    Whole,
+    /// Its first this many nodes (the schedule cancelled it then).
+    Nodes(u64),
+}
+
+impl Need {
+    /// The larger need of two.
+    pub fn max(self, other: Need) -> Need {
+        match (self, other) {
+            (Need::Nodes(a), Need::Nodes(b)) => Need::Nodes(a.max(b)),
+            _ => Need::Whole,
+        }
+    }
 }
 
 struct Running {
@@ -55,7 +193,11 @@ struct Running {
     end: f64,
     verdict: Option<Verdict>,
     nodes: u64,
+    cost: Cost,
 }
+
+/// A recorded answer: verdict, nodes, whether a fill added it.
+type Answer = (Verdict, u64, bool);
 
 struct SimEngine<'a> {
     /// Waves (Slurm job arrays): the seconds a wave costs beyond its
@@ -63,45 +205,82 @@ struct SimEngine<'a> {
     waves: Option<f64>,
     /// Replies of a finished wave not yet handed to the coordinator.
     delivered: std::collections::VecDeque<Reply>,
-    answered: &'a HashMap<UnitKey, (Verdict, u64)>,
-    partial: &'a HashMap<UnitKey, u64>,
+    answered: &'a HashMap<UnitKey, Answer>,
+    /// Nodes units ran unanswered (the most of each).
+    beyond: &'a HashMap<UnitKey, u64>,
     oracle: &'a Facts,
-    fallback_nodes: u64,
+    guess_nodes: u64,
     rate: f64,
     latency: f64,
     clock: f64,
     running: Vec<Option<Running>>,
     busy: f64,
     longest: f64,
-    guessed: u64,
+    /// Units issued without enough measured, and what they need.
+    unrecorded: Vec<(UnitKey, Need)>,
+    where_: HashMap<UnitKey, usize>,
+    filled: u64,
 }
 
 impl SimEngine<'_> {
-    /// The verdict and cost of `issue` in this simulation.
-    fn outcome(&mut self, issue: &Issue) -> (Verdict, u64) {
+    /// The verdict, cost and its kind of `issue` in this simulation.
+    fn outcome(&mut self, issue: &Issue) -> (Verdict, Cost) {
         let key = &issue.key;
-        if let Some(&a) = self.answered.get(key) {
-            return a;
+        if let Some(&(v, nodes, filled)) = self.answered.get(key) {
+            self.filled += u64::from(filled);
+            return (v, Cost::Measured(nodes));
         }
-        let holds = match self.oracle.test(key.board, key.beta) {
-            Some(b) => b,
-            None => {
-                self.guessed += 1;
-                issue.expect
-            }
-        };
+        let holds = self
+            .oracle
+            .test(key.board, key.beta)
+            .unwrap_or(issue.expect);
         let v = if holds {
             Verdict::AtLeast
         } else {
             Verdict::Below
         };
-        (
-            v,
-            self.partial
-                .get(key)
-                .copied()
-                .unwrap_or(self.fallback_nodes),
-        )
+        (v, Cost::Open(self.beyond.get(key).copied().unwrap_or(0)))
+    }
+
+    /// Notes that `key` needs `need` measured.
+    fn lacks(&mut self, key: UnitKey, need: Need) {
+        match self.where_.get(&key) {
+            Some(&i) => self.unrecorded[i].1 = self.unrecorded[i].1.max(need),
+            None => {
+                self.where_.insert(key, self.unrecorded.len());
+                self.unrecorded.push((key, need));
+            }
+        }
+    }
+
+    /// The clock moved to `r`'s end, and its reply.
+    fn finish_at(&mut self, w: usize, r: Running) -> Result<Reply, String> {
+        self.clock = self.clock.max(r.end);
+        Ok(self.reply(w, r))
+    }
+
+    /// A unit's reply, at its end: its time counted, and what a fill
+    /// must measure when its cost was not.
+    fn reply(&mut self, worker: usize, r: Running) -> Reply {
+        let seconds = r.end - r.began;
+        self.busy += seconds;
+        self.longest = self.longest.max(seconds);
+        match (r.verdict, r.cost) {
+            (_, Cost::Measured(_)) => {}
+            (Some(_), Cost::Open(_)) => self.lacks(r.issue.key, Need::Whole),
+            (None, Cost::Open(known)) => {
+                if r.nodes > known {
+                    self.lacks(r.issue.key, Need::Nodes(r.nodes));
+                }
+            }
+        }
+        Reply {
+            worker,
+            seq: r.issue.seq,
+            verdict: r.verdict,
+            nodes: r.nodes,
+            seconds,
+        }
     }
 }
 
@@ -110,22 +289,19 @@ impl Engine for SimEngine<'_> {
         self.running.len()
     }
 
-    fn can_run(&self, key: &UnitKey, speculative: bool) -> bool {
-        !speculative
-            || self.answered.contains_key(key)
-            || self.oracle.test(key.board, key.beta).is_some()
-    }
-
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
-        let (verdict, nodes) = self.outcome(issue);
-        let seconds = nodes as f64 / self.rate;
-        self.longest = self.longest.max(seconds);
+        let (verdict, cost) = self.outcome(issue);
+        let nodes = match cost {
+            Cost::Measured(n) => n,
+            Cost::Open(n) => n.max(self.guess_nodes),
+        };
         self.running[worker] = Some(Running {
             issue: *issue,
             began: self.clock,
-            end: self.clock + self.latency + seconds,
+            end: self.clock + self.latency + nodes as f64 / self.rate,
             verdict: Some(verdict),
             nodes,
+            cost,
         });
         Ok(())
     }
@@ -164,16 +340,10 @@ impl Engine for SimEngine<'_> {
             if end.is_nan() {
                 return Err("no simulated unit is running".into());
             }
-            for (w, slot) in self.running.iter_mut().enumerate() {
-                if let Some(r) = slot.take() {
-                    self.busy += r.end - r.began;
-                    self.delivered.push_back(Reply {
-                        worker: w,
-                        seq: r.issue.seq,
-                        verdict: r.verdict,
-                        nodes: r.nodes,
-                        seconds: r.end - r.began,
-                    });
+            for w in 0..self.running.len() {
+                if let Some(r) = self.running[w].take() {
+                    let reply = self.reply(w, r);
+                    self.delivered.push_back(reply);
                 }
             }
             self.clock = self.clock.max(end);
@@ -190,15 +360,7 @@ impl Engine for SimEngine<'_> {
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .ok_or("no simulated unit is running")?;
         let r = self.running[w].take().expect("found above");
-        self.clock = self.clock.max(r.end);
-        self.busy += r.end - r.began;
-        Ok(Reply {
-            worker: w,
-            seq: r.issue.seq,
-            verdict: r.verdict,
-            nodes: r.nodes,
-            seconds: r.end - r.began,
-        })
+        self.finish_at(w, r)
     }
 
     fn now(&self) -> f64 {
@@ -221,18 +383,24 @@ pub struct Dispatch {
     /// more than its longest unit, no unit stopped; `None`: one by one
     /// with cancellation (MPI).
     pub waves: Option<f64>,
+    /// Nodes of a unit whose cost nobody measured (a guessed one); `None`:
+    /// the unit budget, or the median recorded test without a budget.
+    pub guess_nodes: Option<u64>,
 }
 
-/// Replays the run recorded in `records` (answered units) and `cancelled`
-/// on `workers` simulated workers, dispatched as `dispatch` says.
+/// Replays the run recorded in `records` (answered units) on `workers`
+/// simulated workers, dispatched as `dispatch` says. `unanswered` are
+/// units stopped unanswered (the run's cancelled ones, a fill's partial
+/// ones): a schedule that cancels one before its nodes needs no more.
 ///
 /// # Errors
-/// A simulation that cannot proceed (see the module's assumptions).
+/// A simulation that cannot proceed: records of another run, facts that
+/// contradict each other.
 pub fn simulate(
     tree: &TopTree<'_>,
     identity: &RunIdentity,
     records: &[UnitRecord],
-    cancelled: &[UnitRecord],
+    unanswered: &[UnitRecord],
     workers: usize,
     dispatch: Dispatch,
     budget: u64,
@@ -242,37 +410,47 @@ pub fn simulate(
     let mut costs = Vec::new();
     for r in records {
         let key = r.check(identity)?;
-        answered.insert(key, (r.verdict, r.nodes));
+        answered.insert(key, (r.verdict, r.nodes, r.filled));
         oracle.add(key, r.verdict);
         if matches!(r.verdict, Verdict::AtLeast | Verdict::Below) {
             costs.push(r.nodes);
         }
     }
-    // Derived facts of the whole recorded run: what it proved above the
-    // frontier answers units another schedule may ask for.
+    // Derived facts of the whole record: what it proved above the
+    // frontier decides units another schedule may ask for (only to guess
+    // the verdicts of units without a record).
     tree.plan(&mut oracle).map_err(|e| e.to_string())?;
     costs.sort_unstable();
-    let fallback_nodes = costs.get(costs.len() / 2).copied().unwrap_or(0);
-    let mut partial = HashMap::new();
-    for r in cancelled {
-        let key = r.check(identity)?;
-        let e = partial.entry(key).or_insert(0);
+    // A unit nobody measured takes the unit budget (the most a test can
+    // take before it is split; the median test without a budget): a
+    // schedule that does not need it cancels it before it answers, and
+    // then only its first nodes need measuring.
+    let guess_nodes = dispatch.guess_nodes.unwrap_or(if budget > 0 {
+        budget
+    } else {
+        costs.get(costs.len() / 2).copied().unwrap_or(0)
+    });
+    let mut beyond = HashMap::new();
+    for r in unanswered {
+        let e = beyond.entry(r.check(identity)?).or_insert(0);
         *e = r.nodes.max(*e);
     }
     let mut engine = SimEngine {
         waves: dispatch.waves,
         delivered: Default::default(),
         answered: &answered,
-        partial: &partial,
+        beyond: &beyond,
         oracle: &oracle,
-        fallback_nodes,
+        guess_nodes,
         rate: dispatch.rate,
         latency: dispatch.latency,
         clock: 0.0,
         running: (0..workers).map(|_| None).collect(),
         busy: 0.0,
         longest: 0.0,
-        guessed: 0,
+        unrecorded: Vec::new(),
+        where_: HashMap::new(),
+        filled: 0,
     };
     let done = coordinate(
         tree,
@@ -293,7 +471,9 @@ pub fn simulate(
         cancelled_units: done.counts.cancelled_units,
         nodes: done.counts.total_nodes(),
         longest_unit: engine.longest,
+        chain: Chain::of(&done.chain, &done.timeline, &engine.where_),
         timeline: done.timeline,
-        guessed: engine.guessed,
+        unrecorded: engine.unrecorded,
+        filled_issues: engine.filled,
     })
 }

@@ -7,6 +7,11 @@
 //! cancelled.jsonl     one UnitRecord a line for each unit stopped because
 //!                     it became unnecessary (its verdict is meaningless;
 //!                     its nodes and seconds are the work wasted)
+//! partial.jsonl       one UnitRecord a line (`filled`, verdict `split`)
+//!                     for each unit `kalah-dist simulate --fill` stopped
+//!                     unanswered after `nodes` nodes: a schedule that
+//!                     cancels it sooner needs no more of it (never read
+//!                     by a solve)
 //! ranks/<rank>.pid    the process id of each MPI rank of the latest run
 //! ```
 //!
@@ -100,6 +105,8 @@ pub struct Loaded {
     pub records: Vec<UnitRecord>,
     /// Units stopped as unnecessary.
     pub cancelled: Vec<UnitRecord>,
+    /// Units a fill stopped unanswered (`partial.jsonl`).
+    pub partial: Vec<UnitRecord>,
     /// Records refused, with why (naming the file).
     pub refused: Vec<String>,
 }
@@ -159,6 +166,7 @@ impl WorkDir {
         let mut loaded = Loaded {
             records: Vec::new(),
             cancelled: Vec::new(),
+            partial: Vec::new(),
             refused: Vec::new(),
         };
         let mut names: Vec<PathBuf> = fs::read_dir(&units)
@@ -184,17 +192,24 @@ impl WorkDir {
                 Err(e) => loaded.refused.push(format!("{}: {e}", path.display())),
             }
         }
-        let path = self.root.join("cancelled.jsonl");
-        match fs::read_to_string(&path) {
-            Ok(text) => loaded.cancelled.extend(
-                text.lines()
-                    .filter_map(|l| serde_json::from_str::<UnitRecord>(l).ok())
-                    .filter(|r| r.check(&self.config.identity).is_ok()),
-            ),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_err(&path)(e)),
-        }
+        loaded.cancelled = self.lines("cancelled.jsonl")?;
+        loaded.partial = self.lines("partial.jsonl")?;
         Ok(loaded)
+    }
+
+    /// The records of a file of lines that fit this run (a torn or
+    /// foreign line is skipped); none when it does not exist.
+    fn lines(&self, name: &str) -> Result<Vec<UnitRecord>, StoreError> {
+        let path = self.root.join(name);
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(text
+                .lines()
+                .filter_map(|l| serde_json::from_str::<UnitRecord>(l).ok())
+                .filter(|r| r.check(&self.config.identity).is_ok())
+                .collect()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(io_err(&path)(e)),
+        }
     }
 
     /// Stores a finished unit (atomically: temp file, rename).
@@ -212,7 +227,19 @@ impl WorkDir {
     /// # Errors
     /// The file cannot be written.
     pub fn append_cancelled(&self, record: &UnitRecord) -> Result<(), StoreError> {
-        let path = self.root.join("cancelled.jsonl");
+        self.append("cancelled.jsonl", record)
+    }
+
+    /// Appends a unit a fill stopped unanswered to `partial.jsonl`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append_partial(&self, record: &UnitRecord) -> Result<(), StoreError> {
+        self.append("partial.jsonl", record)
+    }
+
+    fn append(&self, name: &str, record: &UnitRecord) -> Result<(), StoreError> {
+        let path = self.root.join(name);
         let mut line = serde_json::to_string(record).expect("plain struct");
         line.push('\n');
         OpenOptions::new()

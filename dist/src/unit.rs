@@ -83,13 +83,24 @@ pub struct UnitRecord {
     pub worker: usize,
     /// Issue order over the run (and its resumptions).
     pub seq: u64,
-    /// What it waited on: the number of results the coordinator had when
-    /// it issued the unit (the unit depended on some of them).
+    /// The number of results the coordinator had when it issued the unit.
     pub issued_after: u64,
+    /// What it waited on: the `seq` of the unit whose answer made the top
+    /// tree need this one (it was needed since that answer came); `None`
+    /// when it was needed from the start of the run, or in records written
+    /// before this field existed.
+    #[serde(default)]
+    pub waited_on: Option<u64>,
     /// Seconds since the coordinator started when it was issued and when
     /// its answer came.
     pub issued_at: f64,
     pub answered_at: f64,
+    /// Solved by `kalah-dist simulate --fill` (a fresh solver in the
+    /// simulating process, for a schedule the recorded run never took),
+    /// not by a worker of the run: `worker`, `seq`, `issued_after`, the
+    /// times and `waited_on` are then 0 or `null`. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub filled: bool,
 }
 
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the

@@ -47,6 +47,17 @@ impl UnitSolver {
         Ok(UnitSolver { solver, stop })
     }
 
+    /// Empties the transposition table: the next unit is solved as by a
+    /// fresh worker.
+    pub fn forget(&self) {
+        self.solver.clear_table();
+    }
+
+    /// Nodes searched by the unit running (or the last one).
+    pub fn nodes(&self) -> u64 {
+        self.solver.stats().nodes
+    }
+
     /// Answers `key`. `cancelled` is asked every few milliseconds while
     /// the search runs (a worker reads its messages there); when it says
     /// yes the search stops and the answer has no verdict. A test that
