@@ -1,16 +1,16 @@
 //! One exact Kalah solve spread over many machines.
 //!
 //! A coordinator holds the top of the tree ([`plan`]); workers answer
-//! units, each a null-window test of one board ([`unit`]), with their own
+//! units, each a null-window test of one board ([`unit`](mod@unit)), with their own
 //! transposition table over the shared read-only endgame tables
 //! ([`worker`]). The coordinator's whole state is the work directory
 //! ([`store`]): it resumes after being killed by replaying the top tree
 //! against the stored answers. The engine that carries units to workers is
-//! MPI ([`mpi_engine`], the `mpi` feature), or the coordinator's own
+//! MPI (`mpi_engine`, the `mpi` feature), or the coordinator's own
 //! process ([`local`]); [`sim`] replays a recorded run on any number of
 //! simulated workers, [`fill`] completes the record for those schedules.
 //!
-//! * [`unit`]: the unit, its verdict and its stored record.
+//! * [`unit`](mod@unit): the unit, its verdict and its stored record.
 //! * [`store`]: the work directory, byte by byte.
 //! * [`facts`]: bounds on board values known so far.
 //! * [`plan`]: the top-tree search that says which units are needed.
