@@ -564,13 +564,10 @@ fn reproduce_matches_small_instances_and_flags_an_injected_wrong_claim() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// One vocabulary for results (docs/json.md): `solve --json` gives the first
-/// player's `result` as `win`, `draw` or `loss` with `to_move` "S", as
-/// `query` does for the side to move (it said "first player wins"), and
-/// rounds its times to milliseconds. Parsed with serde_json.
-#[test]
-fn solve_json_speaks_the_query_vocabulary() {
-    let out = kalah(&[
+/// `kalah solve --json` of Kalah(3,2) without tables, with `extra` flags:
+/// the parsed object and its text.
+fn solve_3_2_json(extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec![
         "solve",
         "--pits",
         "3",
@@ -578,10 +575,22 @@ fn solve_json_speaks_the_query_vocabulary() {
         "2",
         "--no-tables",
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = kalah(&args);
     assert_eq!(out.status.code(), Some(0));
     let json = String::from_utf8_lossy(&out.stdout).to_string();
-    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    let v = serde_json::from_str(json.trim()).expect("JSON");
+    (v, json)
+}
+
+/// One vocabulary for results (docs/json.md): `solve --json` gives the first
+/// player's `result` as `win`, `draw` or `loss` with `to_move` "S", as
+/// `query` does for the side to move (it said "first player wins"), and
+/// rounds its times to milliseconds. Parsed with serde_json.
+#[test]
+fn solve_json_speaks_the_query_vocabulary() {
+    let (v, json) = solve_3_2_json(&[]);
     let value = v["value"].as_i64().expect("value");
     let want = ["loss", "draw", "win"][(value.signum() + 1) as usize];
     assert_eq!(v["result"], want, "{json}");
@@ -597,20 +606,7 @@ fn solve_json_speaks_the_query_vocabulary() {
 #[test]
 fn search_threads_zero_means_one_a_core() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let out = kalah(&[
-        "solve",
-        "--pits",
-        "3",
-        "--seeds",
-        "2",
-        "--no-tables",
-        "--threads",
-        "0",
-        "--json",
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let json = String::from_utf8_lossy(&out.stdout).to_string();
-    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    let (v, json) = solve_3_2_json(&["--threads", "0"]);
     assert_eq!(
         v["threads"].as_u64(),
         Some(cores.min(1024) as u64),
