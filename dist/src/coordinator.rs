@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::facts::Facts;
 use crate::plan::{RootState, Solved, TopTree};
 use crate::store::WorkDir;
-use crate::unit::{houses_text, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict};
 
 /// A unit handed to a worker.
 #[derive(Clone, Copy, Debug)]
@@ -384,20 +384,13 @@ fn take(
         }
     };
     let record = UnitRecord {
-        identity: identity.clone(),
-        board: format!("{:032x}", f.key.board.packed()),
-        houses: houses_text(f.key.board, identity.pits),
-        beta: (f.key.beta != EXACT).then_some(f.key.beta),
-        verdict: reply.verdict.unwrap_or(Verdict::Split),
-        nodes: reply.nodes,
-        seconds: reply.seconds,
         worker: reply.worker,
         seq: f.seq,
         issued_after: f.issued_after,
         waited_on: f.waited_on,
         issued_at: f.issued_at,
         answered_at: now,
-        filled: false,
+        ..UnitRecord::answer(identity, &f.key, reply.verdict, reply.nodes, reply.seconds)
     };
     match reply.verdict {
         Some(_) => {

@@ -27,12 +27,13 @@ use kalah_solver::Game;
 use crate::plan::TopTree;
 use crate::sim::{simulate, Dispatch, Need, SimResult};
 use crate::store::WorkDir;
-use crate::unit::{houses_text, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{RunIdentity, UnitKey, UnitRecord};
+
+use crate::worker::UnitSolver;
 
 /// The fewest nodes a partial measurement runs: below it, a unit's
 /// measurement costs less than the round that asks for more.
 pub const PARTIAL_MIN: u64 = 20_000;
-use crate::worker::UnitSolver;
 
 /// How units are solved.
 #[derive(Clone, Copy, Debug)]
@@ -302,20 +303,8 @@ pub fn solve_units(
                     solver.forget();
                     let a = solver.solve(key, budget, || solver.nodes() > cap);
                     let record = UnitRecord {
-                        identity: identity.clone(),
-                        board: format!("{:032x}", key.board.packed()),
-                        houses: houses_text(key.board, identity.pits),
-                        beta: (key.beta != EXACT).then_some(key.beta),
-                        verdict: a.verdict.unwrap_or(Verdict::Split),
-                        nodes: a.nodes,
-                        seconds: a.seconds,
-                        worker: 0,
-                        seq: 0,
-                        issued_after: 0,
-                        waited_on: None,
-                        issued_at: 0.0,
-                        answered_at: 0.0,
                         filled: true,
+                        ..UnitRecord::answer(identity, &key, a.verdict, a.nodes, a.seconds)
                     };
                     let stored = match a.verdict {
                         Some(_) => dir.write(&key, &record),

@@ -112,6 +112,36 @@ pub fn houses_text(board: Board, pits: usize) -> String {
 }
 
 impl UnitRecord {
+    /// The record of `key` answered `verdict` (`None`: split at the budget
+    /// or stopped, stored as [`Verdict::Split`]) after `nodes` and
+    /// `seconds`; the issue fields (`worker`, `seq`, `issued_after`,
+    /// `waited_on`, the times) zero and `filled` false, for the caller to
+    /// set. [`UnitRecord::key`] reads the key back.
+    pub fn answer(
+        identity: &RunIdentity,
+        key: &UnitKey,
+        verdict: Option<Verdict>,
+        nodes: u64,
+        seconds: f64,
+    ) -> UnitRecord {
+        UnitRecord {
+            identity: identity.clone(),
+            board: format!("{:032x}", key.board.packed()),
+            houses: houses_text(key.board, identity.pits),
+            beta: (key.beta != EXACT).then_some(key.beta),
+            verdict: verdict.unwrap_or(Verdict::Split),
+            nodes,
+            seconds,
+            worker: 0,
+            seq: 0,
+            issued_after: 0,
+            waited_on: None,
+            issued_at: 0.0,
+            answered_at: 0.0,
+            filled: false,
+        }
+    }
+
     /// The question this record answers, read back from its text fields.
     ///
     /// # Errors
