@@ -123,31 +123,6 @@ pub const END_MARKER: [u8; 8] = *b"KTBLDONE";
 /// The format version this code reads and writes.
 pub const VERSION: u32 = 2;
 
-/// The format version a table file says it is in (bytes 8..12 after the
-/// magic), read from its first 12 bytes alone: what `kalah tables` shows
-/// for files this program refuses (an older version). `None` when the
-/// file is shorter or does not start with the magic.
-///
-/// # Errors
-/// If the file cannot be opened or read.
-pub fn file_version(path: &Path) -> std::io::Result<Option<u32>> {
-    use std::io::Read;
-    let mut head = [0u8; 12];
-    let mut file = std::fs::File::open(path)?;
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..])? {
-            0 => return Ok(None),
-            n => got += n,
-        }
-    }
-    if head[..8] != MAGIC {
-        return Ok(None);
-    }
-    Ok(Some(u32::from_le_bytes([
-        head[8], head[9], head[10], head[11],
-    ])))
-}
 /// Entry encoding 2: Rice-coded blocks (see the module documentation).
 pub const ENCODING_RICE: u8 = 2;
 /// Bytes before the index (header record and padding).
@@ -379,6 +354,24 @@ pub(crate) fn stored_checksum(bytes: &[u8]) -> u64 {
         b.copy_from_slice(s);
     }
     u64::from_le_bytes(b)
+}
+
+/// The format version a table file says it is in (bytes 8..12 after the
+/// magic), read from its first 12 bytes alone: what `kalah tables` shows
+/// for files this program refuses (an older version). `None` when the
+/// file is shorter or does not start with the magic.
+///
+/// # Errors
+/// If the file cannot be opened or read.
+pub fn file_version(path: &Path) -> std::io::Result<Option<u32>> {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    match std::fs::File::open(path)?.read_exact(&mut head) {
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        r => r?,
+    }
+    let (magic, version) = head.split_at(8);
+    Ok((magic == MAGIC).then(|| u32::from_le_bytes(version.try_into().expect("4 bytes"))))
 }
 
 /// Total length of the file of header `h` (saturating).
