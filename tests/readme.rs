@@ -349,3 +349,78 @@ fn the_matcher_itself() {
         ["kalah", "query", "4 4 0 S", "--json"]
     );
 }
+
+/// The cost model in "Toward Kalah(6,6)" is what `scripts/cost_model.sh
+/// fit` computes from the measured rows kept in `docs/data/cost-rows.tsv`:
+/// the nodes per seed of table depth and the Kalah(6,6) predictions, as
+/// README rounds them.
+#[test]
+fn cost_model_tables_come_from_the_kept_rows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("bash")
+        .args(["scripts/cost_model.sh", "fit", "docs/data/cost-rows.tsv"])
+        .current_dir(root)
+        .output()
+        .expect("bash runs");
+    let fit = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "cost_model.sh fit failed:\n{fit}");
+    // Per rule set: e^b, then (K, nodes, CPU-hours) for each prediction.
+    let section = |rules: &str| {
+        // The rule set's line and the indented lines under it.
+        let lines: Vec<&str> = fit
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("{rules}: ")))
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with(' '))
+            .map(|(_, l)| l)
+            .collect();
+        assert!(!lines.is_empty(), "no {rules} fit in:\n{fit}");
+        let text = lines[1..].join("\n");
+        let per_seed = text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix('x'))
+            .and_then(|w| w.parse::<f64>().ok())
+            .expect("a factor per seed of table depth");
+        let predictions: Vec<(u32, String, f64)> = text
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim().strip_prefix("Kalah(6,6) over ")?;
+                let (k, rest) = l.split_once("-seed tables: ")?;
+                let (nodes, rest) = rest.split_once(" nodes, ")?;
+                let hours = rest.split_whitespace().next()?.parse().ok()?;
+                let (m, e) = nodes.split_once("e+")?;
+                let nodes = format!("{:.1} x 10^{}", m.parse::<f64>().ok()?, e);
+                Some((k.parse().ok()?, nodes, hours))
+            })
+            .collect();
+        (per_seed, predictions)
+    };
+    let (ec, std) = (section("ec"), section("std"));
+    let text = readme();
+    let row = format!(
+        "| nodes per seed of table depth removed (e^b) | x{:.2} | x{:.2} |",
+        ec.0, std.0
+    );
+    assert!(text.contains(&row), "README lacks `{row}`");
+    // Two significant figures, as README writes hours.
+    let hours = |h: f64| {
+        if h < 10.0 {
+            format!("{h:.1}")
+        } else {
+            format!("{h:.0}")
+        }
+    };
+    assert_eq!(ec.1.len(), 3, "three predictions:\n{fit}");
+    for ((k, ec_nodes, ec_h), (_, std_nodes, std_h)) in ec.1.iter().zip(&std.1) {
+        let tail = format!(
+            "| {ec_nodes} | {} | {std_nodes} | {} |",
+            hours(*ec_h),
+            hours(*std_h)
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("| {k} |")) && l.ends_with(&tail)),
+            "README's prediction for {k} seeds should end `{tail}`"
+        );
+    }
+}
