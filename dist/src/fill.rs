@@ -25,7 +25,7 @@ use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
 use crate::plan::TopTree;
-use crate::sim::{simulate, Dispatch, Need, SimResult};
+use crate::sim::{simulate, Dispatch, Need, Needs, SimResult};
 use crate::store::WorkDir;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord};
 
@@ -159,20 +159,11 @@ pub fn fill(
             }
         }
         let done: Vec<&SimResult> = rows.iter().flatten().collect();
-        let mut needs: Vec<(UnitKey, Need)> = Vec::new();
-        let mut at = std::collections::HashMap::new();
+        let mut merged = Needs::default();
         for &(k, n) in done.iter().flat_map(|r| r.unrecorded.iter()) {
-            match at.get(&k) {
-                Some(&i) => {
-                    let (_, m): &mut (UnitKey, Need) = &mut needs[i];
-                    *m = m.max(n);
-                }
-                None => {
-                    at.insert(k, needs.len());
-                    needs.push((k, n));
-                }
-            }
+            merged.add(k, n);
         }
+        let needs = merged.into_vec();
         if needs.is_empty() {
             return Ok((rows.into_iter().flatten().collect(), report));
         }

@@ -117,7 +117,7 @@ pub struct ChainStep {
 impl Chain {
     /// Sums `links`, each to the first step of `timeline` decided at or
     /// after its answer; `guessed` says which units' costs were guessed.
-    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &HashMap<UnitKey, usize>) -> Chain {
+    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &Needs) -> Chain {
         let mut c = Chain {
             steps: timeline
                 .iter()
@@ -142,7 +142,7 @@ impl Chain {
                 c.split_units += 1;
                 c.split_seconds += run;
             }
-            if guessed.contains_key(&l.key) {
+            if guessed.contains(&l.key) {
                 c.guessed_units += 1;
                 c.guessed_seconds += run;
             }
@@ -166,6 +166,38 @@ enum Cost {
     /// measured if the schedule cancels it within these nodes; else it
     /// is answered after these nodes or the guess, whichever is more.
     Open(u64),
+}
+
+/// Units and what must be measured of each: in the order first noted,
+/// each once, with the larger of its needs. A schedule notes the units
+/// whose cost it guessed; a fill merges the notes of several schedules.
+#[derive(Clone, Debug, Default)]
+pub struct Needs {
+    list: Vec<(UnitKey, Need)>,
+    at: HashMap<UnitKey, usize>,
+}
+
+impl Needs {
+    /// Notes that `key` needs `need` measured.
+    pub fn add(&mut self, key: UnitKey, need: Need) {
+        match self.at.get(&key) {
+            Some(&i) => self.list[i].1 = self.list[i].1.max(need),
+            None => {
+                self.at.insert(key, self.list.len());
+                self.list.push((key, need));
+            }
+        }
+    }
+
+    /// Whether `key` was noted.
+    pub fn contains(&self, key: &UnitKey) -> bool {
+        self.at.contains_key(key)
+    }
+
+    /// The units noted, first noted first.
+    pub fn into_vec(self) -> Vec<(UnitKey, Need)> {
+        self.list
+    }
 }
 
 /// What a fill must measure of a unit a schedule issued.
@@ -217,8 +249,7 @@ struct SimEngine<'a> {
     busy: f64,
     longest: f64,
     /// Units issued without enough measured, and what they need.
-    unrecorded: Vec<(UnitKey, Need)>,
-    where_: HashMap<UnitKey, usize>,
+    unrecorded: Needs,
     filled: u64,
 }
 
@@ -242,17 +273,6 @@ impl SimEngine<'_> {
         (v, Cost::Open(self.beyond.get(key).copied().unwrap_or(0)))
     }
 
-    /// Notes that `key` needs `need` measured.
-    fn lacks(&mut self, key: UnitKey, need: Need) {
-        match self.where_.get(&key) {
-            Some(&i) => self.unrecorded[i].1 = self.unrecorded[i].1.max(need),
-            None => {
-                self.where_.insert(key, self.unrecorded.len());
-                self.unrecorded.push((key, need));
-            }
-        }
-    }
-
     /// The clock moved to `r`'s end, and its reply.
     fn finish_at(&mut self, w: usize, r: Running) -> Result<Reply, String> {
         self.clock = self.clock.max(r.end);
@@ -267,10 +287,10 @@ impl SimEngine<'_> {
         self.longest = self.longest.max(seconds);
         match (r.verdict, r.cost) {
             (_, Cost::Measured(_)) => {}
-            (Some(_), Cost::Open(_)) => self.lacks(r.issue.key, Need::Whole),
+            (Some(_), Cost::Open(_)) => self.unrecorded.add(r.issue.key, Need::Whole),
             (None, Cost::Open(known)) => {
                 if r.nodes > known {
-                    self.lacks(r.issue.key, Need::Nodes(r.nodes));
+                    self.unrecorded.add(r.issue.key, Need::Nodes(r.nodes));
                 }
             }
         }
@@ -448,8 +468,7 @@ pub fn simulate(
         running: (0..workers).map(|_| None).collect(),
         busy: 0.0,
         longest: 0.0,
-        unrecorded: Vec::new(),
-        where_: HashMap::new(),
+        unrecorded: Needs::default(),
         filled: 0,
     };
     let done = coordinate(
@@ -471,9 +490,9 @@ pub fn simulate(
         cancelled_units: done.counts.cancelled_units,
         nodes: done.counts.total_nodes(),
         longest_unit: engine.longest,
-        chain: Chain::of(&done.chain, &done.timeline, &engine.where_),
+        chain: Chain::of(&done.chain, &done.timeline, &engine.unrecorded),
         timeline: done.timeline,
-        unrecorded: engine.unrecorded,
+        unrecorded: engine.unrecorded.into_vec(),
         filled_issues: engine.filled,
     })
 }
