@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::facts::Facts;
 use crate::plan::{RootState, Solved, TopTree};
 use crate::store::WorkDir;
-use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict};
+use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A unit handed to a worker.
 #[derive(Clone, Copy, Debug)]
@@ -45,8 +45,10 @@ pub trait Engine {
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String>;
     /// Asks `worker` to stop unit `seq` (it replies either way).
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String>;
-    /// The next reply (blocks).
-    fn wait(&mut self) -> Result<Reply, String>;
+    /// The next reply (blocks); `None` once [`Engine::now`] passes
+    /// `until` without one. An engine may wait past `until` (one that
+    /// runs its unit in the caller's thread does).
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String>;
     /// Seconds since the engine started (simulated time for a simulation).
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
@@ -58,6 +60,11 @@ pub trait Engine {
 pub struct Settings {
     /// Node budget of a test (0: none), see [`Issue::budget`].
     pub budget: u64,
+    /// A test unanswered after this fraction of the time its budget
+    /// takes (at the node rate of the answers so far) is hot: its
+    /// children's tests are planned beside it for idle workers
+    /// ([`TopTree::plan_hot`]). 0: never; no effect without a budget.
+    pub presplit: f64,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -208,8 +215,23 @@ pub fn coordinate(
     // each waited on.
     let mut answers: HashMap<u64, (Link, Option<u64>)> = HashMap::new();
     let mut last_note = Instant::now();
+    // The node rate of this run's answers: nodes and seconds.
+    let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
     loop {
-        let plan = tree.plan(&mut facts).map_err(|e| e.to_string())?;
+        // How long a test runs before it is hot, at the rate seen so far.
+        let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
+            .then(|| settings.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64);
+        let clock = engine.now();
+        let hot: HashSet<UnitKey> = match hot_after {
+            Some(after) => flight
+                .iter()
+                .flatten()
+                .filter(|f| !f.cancelled && f.key.beta != EXACT && f.issued_at + after <= clock)
+                .map(|f| f.key)
+                .collect(),
+            None => HashSet::new(),
+        };
+        let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
         let now = engine.now() - started;
         let decided = root_steps(&plan.root);
         while steps < decided.len() {
@@ -225,7 +247,7 @@ pub fn coordinate(
                 }
             }
             while flight.iter().any(Option::is_some) {
-                let reply = engine.wait()?;
+                let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
             }
             engine.finish()?;
@@ -282,7 +304,23 @@ pub fn coordinate(
                 "no workers: start at least two ranks (one coordinator, one worker)".into(),
             );
         }
-        let reply = engine.wait()?;
+        // Wait for an answer, or until the next unit turns hot.
+        let until = hot_after.and_then(|after| {
+            flight
+                .iter()
+                .flatten()
+                .filter(|f| !f.cancelled && f.key.beta != EXACT && !hot.contains(&f.key))
+                .map(|f| f.issued_at + after)
+                .min_by(f64::total_cmp)
+                .filter(|&t| t > clock)
+        });
+        let Some(reply) = engine.wait(until)? else {
+            continue;
+        };
+        if reply.verdict.is_some() {
+            rate_nodes += reply.nodes;
+            rate_seconds += reply.seconds;
+        }
         if let Some(record) = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)? {
             let key = record.key()?;
             facts.add(key, record.verdict);

@@ -25,7 +25,7 @@ use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
 use crate::plan::TopTree;
-use crate::sim::{simulate, Dispatch, Need, Needs, SimResult};
+use crate::sim::{simulate, Dispatch, Need, Needs, SimError, SimResult};
 use crate::store::WorkDir;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord};
 
@@ -96,7 +96,7 @@ impl Simulation<'_, '_> {
         &self,
         records: &[UnitRecord],
         unanswered: &[UnitRecord],
-    ) -> Result<Vec<SimResult>, String> {
+    ) -> Result<Vec<SimResult>, SimError> {
         (0..self.trees.len())
             .map(|i| self.one(i, records, unanswered))
             .collect()
@@ -107,7 +107,7 @@ impl Simulation<'_, '_> {
         i: usize,
         records: &[UnitRecord],
         unanswered: &[UnitRecord],
-    ) -> Result<SimResult, String> {
+    ) -> Result<SimResult, SimError> {
         let (p, tree) = &self.trees[i];
         simulate(
             tree,
@@ -142,37 +142,67 @@ pub fn fill(
     settings: FillSettings,
 ) -> Result<(Vec<SimResult>, FillReport), String> {
     let mut report = FillReport::default();
-    let mut rows: Vec<Option<SimResult>> = vec![None; sim.trees.len()];
+    // Each count's last simulation: finished, or stopped with guessed
+    // verdicts (a contradiction a guess may have caused: measured, the
+    // next round goes on past it).
+    let mut rows: Vec<Option<Result<SimResult, SimError>>> = vec![None; sim.trees.len()];
+    let guessed = |row: &Result<SimResult, SimError>| match row {
+        Ok(r) => r.unrecorded.len(),
+        Err(e) => e.guessed.len(),
+    };
     loop {
         for (i, row) in rows.iter_mut().enumerate() {
-            if row.as_ref().is_none_or(|r| !r.unrecorded.is_empty()) {
-                let r = sim.one(i, records, unanswered)?;
-                if settings.progress_every > 0.0 {
-                    eprintln!(
+            if row.as_ref().is_none_or(|r| guessed(r) > 0) {
+                let r = sim.one(i, records, unanswered);
+                match &r {
+                    Err(e) if e.guessed.is_empty() => return Err(e.to_string()),
+                    Err(e) if settings.progress_every > 0.0 => eprintln!(
+                        "kalah-dist fill: {} workers: stopped ({}), {} units guessed",
+                        sim.trees[i].0,
+                        e.message,
+                        e.guessed.len()
+                    ),
+                    Ok(r) if settings.progress_every > 0.0 => eprintln!(
                         "kalah-dist fill: {} workers: {:.2} s simulated, {} units guessed",
                         r.workers,
                         r.seconds,
                         r.unrecorded.len()
-                    );
+                    ),
+                    _ => {}
                 }
                 *row = Some(r);
             }
         }
-        let done: Vec<&SimResult> = rows.iter().flatten().collect();
         let mut merged = Needs::default();
-        for &(k, n) in done.iter().flat_map(|r| r.unrecorded.iter()) {
-            merged.add(k, n);
+        let mut missing = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            let list = match row.as_ref().expect("every count simulated above") {
+                Ok(r) => &r.unrecorded,
+                Err(e) => &e.guessed,
+            };
+            if !list.is_empty() {
+                missing.push((sim.trees[i].0, list.len()));
+            }
+            for &(k, n) in list {
+                merged.add(k, n);
+            }
         }
         let needs = merged.into_vec();
+        let finished = |rows: Vec<Option<Result<SimResult, SimError>>>| {
+            rows.into_iter()
+                .flatten()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(String::from)
+        };
         if needs.is_empty() {
-            return Ok((rows.into_iter().flatten().collect(), report));
+            return Ok((finished(rows)?, report));
         }
         let room = settings
             .cap
             .saturating_sub(report.units + report.partial_units);
         if room == 0 {
             report.capped = true;
-            return Ok((rows.into_iter().flatten().collect(), report));
+            return Ok((finished(rows)?, report));
         }
         let batch = &needs[..needs.len().min(room)];
         let whole = batch.iter().filter(|(_, n)| *n == Need::Whole).count();
@@ -192,11 +222,7 @@ pub fn fill(
             solve_units(game, tables, sim.identity, batch, sim.budget, dir, settings)?;
         let nodes = answered.iter().chain(&stopped).map(|r| r.nodes).sum();
         report.rounds.push(FillRound {
-            missing: done
-                .iter()
-                .filter(|r| !r.unrecorded.is_empty())
-                .map(|r| (r.workers, r.unrecorded.len()))
-                .collect(),
+            missing,
             units: answered.len(),
             partial_units: stopped.len(),
             nodes,

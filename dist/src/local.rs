@@ -38,16 +38,17 @@ impl Engine for LocalEngine {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<Reply, String> {
+    /// Solves the unit issued here and now, whatever `until` says.
+    fn wait(&mut self, _until: Option<f64>) -> Result<Option<Reply>, String> {
         let issue = self.issued.take().ok_or("no unit is running")?;
         let a = self.solver.solve(issue.key, issue.budget, || false);
-        Ok(Reply {
+        Ok(Some(Reply {
             worker: 0,
             seq: issue.seq,
             verdict: a.verdict,
             nodes: a.nodes,
             seconds: a.seconds,
-        })
+        }))
     }
 
     fn now(&self) -> f64 {

@@ -76,6 +76,12 @@ struct SolveArgs {
     /// children become units instead (0: never).
     #[arg(long, value_name = "NODES", default_value_t = 0)]
     unit_budget: u64,
+    /// A test still unanswered after this fraction of the time its unit
+    /// budget takes is likely to be split: its board's children are
+    /// handed to idle workers beside it (0: never; no effect without
+    /// --unit-budget).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
+    presplit: f64,
     /// Each worker's transposition table, MiB.
     #[arg(long, default_value_t = 256)]
     tt_mb: usize,
@@ -107,6 +113,11 @@ struct SimArgs {
     /// Seconds to hand out a unit and get its answer back.
     #[arg(long, default_value_t = 0.0001)]
     latency: f64,
+    /// The coordinator's `solve --presplit`: a test unanswered after
+    /// this fraction of its budget's time has its children handed to
+    /// idle workers beside it (0: never).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
+    presplit: f64,
     /// Dispatch in waves, as Slurm job arrays would: each wave costs this
     /// many seconds beyond its longest unit, and no unit is stopped.
     #[arg(long, value_name = "SECONDS")]
@@ -326,6 +337,7 @@ fn coordinate_here(
     let tree = TopTree::new(&game, probe, frontier, start, speculate);
     let settings = Settings {
         budget: a.unit_budget,
+        presplit: a.presplit,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -483,6 +495,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         latency: a.latency,
         waves: a.waves,
         guess_nodes: a.guess_nodes,
+        presplit: a.presplit,
     };
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers
@@ -580,7 +593,10 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
     }
     let mut answered = 0;
     while answered < a.units {
-        let r = e.wait().map_err(failure)?;
+        let r = e
+            .wait(None)
+            .map_err(failure)?
+            .ok_or_else(|| failure("no reply".to_string()))?;
         answered += 1;
         if seq < a.units {
             e.start(r.worker, &issue(seq)).map_err(failure)?;
@@ -598,4 +614,13 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
         s / (a.units as f64 / w as f64) * 1e6
     );
     Ok(())
+}
+
+/// A fraction in `[0, 1]` (clap's parser of `--presplit`).
+fn fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        Ok(f) => Err(format!("{f} is not a fraction in [0, 1]")),
+        Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
 }

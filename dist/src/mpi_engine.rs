@@ -188,7 +188,7 @@ impl Engine for MpiEngine<'_> {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<Reply, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
         let mut nap = Duration::from_micros(20);
         loop {
             if let Some((msg, status)) = self
@@ -212,13 +212,16 @@ impl Engine for MpiEngine<'_> {
                         ))
                     }
                 };
-                return Ok(Reply {
+                return Ok(Some(Reply {
                     worker: (status.source_rank() - 1) as usize,
                     seq: m[0],
                     verdict,
                     nodes: m[3],
                     seconds: m[4] as f64 / 1e9,
-                });
+                }));
+            }
+            if until.is_some_and(|t| self.now() >= t) {
+                return Ok(None);
             }
             std::thread::sleep(nap);
             nap = (nap * 2).min(Duration::from_millis(2));

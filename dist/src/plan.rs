@@ -28,7 +28,12 @@
 //!    the first child holds); a node expected to fail (an all node) takes
 //!    all of its children at once. A frontier board (`frontier` sowings from the root, or one
 //!    whose unit was split) is a unit. Transpositions meet in [`Facts`] and
-//!    in the set of units needed, so each test is asked once.
+//!    in the set of units needed, so each test is asked once. A unit that
+//!    has run long (a *hot* one, named by the coordinator) may be split
+//!    at its budget: its children's tests are planned too, beside it, as
+//!    speculation, so that idle workers have them under way (or done)
+//!    when the split comes; the unit's own answer, if it comes first,
+//!    makes them unnecessary.
 //! 4. A perfect game: from the root, the first child in that order whose
 //!    value keeps the parent's value is played, until the game ends (tests
 //!    of the top tree again; most are already decided by the value's
@@ -86,6 +91,10 @@ pub struct Plan {
     /// nodes still waiting on their first child (needed if that child
     /// fails), for workers that would otherwise be idle.
     pub needed: Vec<UnitKey>,
+    /// How many of [`Plan::needed`] after the required ones are tests
+    /// below hot units (see [`TopTree::plan_hot`]); the rest after those
+    /// are the later children of cut nodes.
+    pub hot: usize,
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
     pub expect: Vec<bool>,
@@ -145,6 +154,12 @@ struct Pass<'a, 'f> {
     spec: Vec<(UnitKey, bool)>,
     /// Inside a speculative subtree.
     speculating: u32,
+    /// Units running long (see [`TopTree::plan_hot`]).
+    hot: &'a HashSet<UnitKey>,
+    /// Tests below hot units, with their expectations (repeats allowed).
+    below_hot: Vec<(UnitKey, bool)>,
+    /// Inside the subtree of a hot unit.
+    heating: u32,
 }
 
 impl<'a> TopTree<'a> {
@@ -172,6 +187,19 @@ impl<'a> TopTree<'a> {
     /// # Errors
     /// Facts that contradict each other.
     pub fn plan(&self, facts: &mut Facts) -> Result<Plan, PlanError> {
+        self.plan_hot(facts, &HashSet::new())
+    }
+
+    /// [`TopTree::plan`], where the units in `hot` have run long enough
+    /// that their split is likely: each one still needed stays needed,
+    /// and the tests its board's children would need were it split come
+    /// after the required units (and before the other speculation).
+    /// Which units are hot changes only the speculation, never a value.
+    ///
+    /// # Errors
+    /// Facts that contradict each other.
+    pub fn plan_hot(&self, facts: &mut Facts, hot: &HashSet<UnitKey>) -> Result<Plan, PlanError> {
+        let empty = HashSet::new();
         let mut pass = Pass {
             tree: self,
             facts,
@@ -180,10 +208,20 @@ impl<'a> TopTree<'a> {
             seen: HashSet::new(),
             spec: Vec::new(),
             speculating: 0,
+            hot: if hot.is_empty() { &empty } else { hot },
+            below_hot: Vec::new(),
+            heating: 0,
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
         let required = pass.needed.len();
+        for (key, expect) in std::mem::take(&mut pass.below_hot) {
+            if pass.seen.insert(key) {
+                pass.needed.push(key);
+                pass.expect.push(expect);
+            }
+        }
+        let below_hot = pass.needed.len() - required;
         for (key, expect) in std::mem::take(&mut pass.spec) {
             if pass.seen.insert(key) {
                 pass.needed.push(key);
@@ -192,6 +230,7 @@ impl<'a> TopTree<'a> {
         }
         Ok(Plan {
             needed: pass.needed,
+            hot: below_hot,
             expect: pass.expect,
             required,
             root,
@@ -238,6 +277,10 @@ impl Pass<'_, '_> {
             if self.spec.len() < self.tree.speculate {
                 self.spec.push((key, expect));
             }
+        } else if self.heating > 0 {
+            if self.below_hot.len() < self.tree.speculate {
+                self.below_hot.push((key, expect));
+            }
         } else if self.seen.insert(key) {
             self.needed.push(key);
             self.expect.push(expect);
@@ -245,14 +288,15 @@ impl Pass<'_, '_> {
     }
 
     /// Where the lists of units stand, for [`Pass::unneed`].
-    fn mark(&self) -> (usize, usize) {
-        (self.needed.len(), self.spec.len())
+    fn mark(&self) -> (usize, usize, usize) {
+        (self.needed.len(), self.spec.len(), self.below_hot.len())
     }
 
     /// Forgets the units added since `mark`: the node they were for is
     /// decided without them.
-    fn unneed(&mut self, (mark, spec): (usize, usize)) {
+    fn unneed(&mut self, (mark, spec, below_hot): (usize, usize, usize)) {
         self.spec.truncate(spec);
+        self.below_hot.truncate(below_hot);
         self.expect.truncate(mark);
         for key in self.needed.drain(mark..) {
             self.seen.remove(&key);
@@ -297,10 +341,35 @@ impl Pass<'_, '_> {
             return Status::Known(b);
         }
         if depth >= self.tree.frontier && !self.facts.split(board) {
-            self.need(UnitKey { board, beta }, expect);
-            return Status::Pending;
+            let key = UnitKey { board, beta };
+            let mark = self.mark();
+            self.need(key, expect);
+            if self.speculating > 0
+                || !self.hot.contains(&key)
+                || self.below_hot.len() >= self.tree.speculate
+            {
+                return Status::Pending;
+            }
+            // A hot unit: its children's tests beside it, as if split. If
+            // the facts decide it through them, the unit is not needed.
+            self.heating += 1;
+            let status = self.expand(board, beta, depth, expect);
+            self.heating -= 1;
+            if let Status::Known(_) = status {
+                self.unneed(mark);
+            }
+            return status;
         }
         if self.speculating > 0 && self.spec.len() >= self.tree.speculate {
+            return Status::Pending;
+        }
+        self.expand(board, beta, depth, expect)
+    }
+
+    /// [`Pass::test`] of a board above the frontier (or split): its
+    /// children in order.
+    fn expand(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+        if self.heating > 0 && self.below_hot.len() >= self.tree.speculate {
             return Status::Pending;
         }
         let mark = self.mark();

@@ -343,13 +343,14 @@ impl Engine for SimEngine<'_> {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<Reply, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
         if let Some(overhead) = self.waves {
             if let Some(r) = self.delivered.pop_front() {
-                return Ok(r);
+                return Ok(Some(r));
             }
             // The wave: every unit started since the last one; all its
-            // answers come when its last unit ends.
+            // answers come when its last unit ends (a wave is not
+            // interrupted: `until` is not kept).
             let end = self
                 .running
                 .iter()
@@ -370,17 +371,22 @@ impl Engine for SimEngine<'_> {
             return self
                 .delivered
                 .pop_front()
+                .map(Some)
                 .ok_or_else(|| "empty wave".into());
         }
-        let (w, _) = self
+        let (w, end) = self
             .running
             .iter()
             .enumerate()
             .filter_map(|(w, r)| r.as_ref().map(|r| (w, r.end)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .ok_or("no simulated unit is running")?;
+        if let Some(t) = until.filter(|&t| t < end) {
+            self.clock = self.clock.max(t);
+            return Ok(None);
+        }
         let r = self.running[w].take().expect("found above");
-        self.finish_at(w, r)
+        self.finish_at(w, r).map(Some)
     }
 
     fn now(&self) -> f64 {
@@ -406,6 +412,48 @@ pub struct Dispatch {
     /// Nodes of a unit whose cost nobody measured (a guessed one); `None`:
     /// the unit budget, or the median recorded test without a budget.
     pub guess_nodes: Option<u64>,
+    /// The coordinator's [`Settings::presplit`].
+    pub presplit: f64,
+}
+
+/// Why a simulation stopped.
+#[derive(Clone, Debug)]
+pub struct SimError {
+    pub message: String,
+    /// Units whose cost and verdict the schedule had guessed when it
+    /// stopped. Not empty: the stop may come from a guessed verdict (the
+    /// one the top tree expects can be wrong, and facts built on it can
+    /// contradict the tables), so measuring these is the way on.
+    pub guessed: Vec<(UnitKey, Need)>,
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if !self.guessed.is_empty() {
+            write!(
+                f,
+                " ({} units of this schedule had guessed verdicts: `--fill` measures them)",
+                self.guessed.len()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl From<String> for SimError {
+    fn from(message: String) -> SimError {
+        SimError {
+            message,
+            guessed: Vec::new(),
+        }
+    }
+}
+
+impl From<SimError> for String {
+    fn from(e: SimError) -> String {
+        e.to_string()
+    }
 }
 
 /// Replays the run recorded in `records` (answered units) on `workers`
@@ -415,7 +463,8 @@ pub struct Dispatch {
 ///
 /// # Errors
 /// A simulation that cannot proceed: records of another run, facts that
-/// contradict each other.
+/// contradict each other (with the units whose verdicts it guessed, see
+/// [`SimError::guessed`]).
 pub fn simulate(
     tree: &TopTree<'_>,
     identity: &RunIdentity,
@@ -424,7 +473,7 @@ pub fn simulate(
     workers: usize,
     dispatch: Dispatch,
     budget: u64,
-) -> Result<SimResult, String> {
+) -> Result<SimResult, SimError> {
     let mut answered = HashMap::new();
     let mut oracle = Facts::default();
     let mut costs = Vec::new();
@@ -479,9 +528,14 @@ pub fn simulate(
         &mut Discard,
         Settings {
             budget,
+            presplit: dispatch.presplit,
             progress_every: 0.0,
         },
-    )?;
+    )
+    .map_err(|message| SimError {
+        message,
+        guessed: std::mem::take(&mut engine.unrecorded).into_vec(),
+    })?;
     Ok(SimResult {
         workers,
         seconds: done.seconds,

@@ -47,6 +47,8 @@ pub struct SimReport {
     /// Nodes of a guessed unit (`null`: the unit budget, or the median
     /// recorded test without one).
     pub guess_nodes: Option<u64>,
+    /// The coordinator's `--presplit` fraction.
+    pub presplit: f64,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -98,6 +100,7 @@ impl SimReport {
             latency: dispatch.latency,
             waves: dispatch.waves,
             guess_nodes: dispatch.guess_nodes,
+            presplit: dispatch.presplit,
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -113,11 +116,12 @@ impl SimReport {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
             self.rate,
+            self.presplit,
             match self.waves {
                 Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
                 None => format!("one by one, {} s dispatch latency", self.latency),

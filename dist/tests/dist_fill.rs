@@ -78,6 +78,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
         &mut dir,
         Settings {
             budget: BUDGET,
+            presplit: 0.25,
             progress_every: 0.0,
         },
     )
@@ -102,6 +103,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             latency: 1e-4,
             waves: None,
             guess_nodes: None,
+            presplit: 0.25,
         },
         budget: BUDGET,
     };

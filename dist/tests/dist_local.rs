@@ -55,6 +55,7 @@ fn local(game: &Game) -> LocalEngine {
 
 const SETTINGS: Settings = Settings {
     budget: 0,
+    presplit: 0.25,
     progress_every: 0.0,
 };
 
@@ -201,4 +202,73 @@ fn records_of_another_run_are_refused() {
     let e = WorkDir::open(&dir, &other).err().unwrap().to_string();
     assert!(e.contains("run.json") && e.contains("Kalah(4,3)"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A hot unit (one running long, likely to be split at its budget) keeps
+/// its place among the required units, and the tests its split would
+/// need are planned after them: the same units a split record makes
+/// required. Once the unit is answered, none of them is needed.
+#[test]
+fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
+    use kalah_dist::facts::Facts;
+    use kalah_dist::unit::{Verdict, EXACT};
+    use std::collections::HashSet;
+
+    let rules = Rules::STANDARD;
+    let (pits, seeds) = (4, 3);
+    let game = Game::new(pits, rules);
+    let start = Position::start(pits, seeds).unwrap();
+    let tree = TopTree::new(&game, None, 3, start, 64);
+    let solver = Solver::new(game.clone(), SearchConfig::default(), None).unwrap();
+    let facts_of = |known: &[(UnitKey, Verdict)]| {
+        let mut f = Facts::default();
+        for &(k, v) in known {
+            f.add(k, v);
+        }
+        f
+    };
+    // Answer the first guess, so that the first root test needs units.
+    let mut known = Vec::new();
+    let plan = tree.plan(&mut facts_of(&known)).unwrap();
+    assert!(plan.needed[..plan.required].iter().all(|k| k.beta == EXACT));
+    for k in &plan.needed[..plan.required] {
+        known.push((*k, Verdict::Exact(solver.solve_board(k.board).unwrap())));
+    }
+    let plain = tree.plan(&mut facts_of(&known)).unwrap();
+    assert_eq!(plain.hot, 0);
+    let required = &plain.needed[..plain.required];
+    let hot = *required
+        .iter()
+        .find(|k| k.beta != EXACT)
+        .expect("a root test needs units");
+
+    let heated = tree
+        .plan_hot(&mut facts_of(&known), &HashSet::from([hot]))
+        .unwrap();
+    assert_eq!(&heated.needed[..heated.required], required);
+    assert!(heated.hot > 0, "the hot unit's children are planned");
+    let below: &[UnitKey] = &heated.needed[heated.required..heated.required + heated.hot];
+    let mut split = known.clone();
+    split.push((hot, Verdict::Split));
+    let after_split = tree.plan(&mut facts_of(&split)).unwrap();
+    for k in below {
+        assert!(
+            after_split.needed.contains(k),
+            "{k:?} is not a test the split of {hot:?} needs"
+        );
+        assert!(k.board.seeds() <= hot.board.seeds());
+    }
+
+    let value = solver.solve_board(hot.board).unwrap();
+    let verdict = if value >= hot.beta {
+        Verdict::AtLeast
+    } else {
+        Verdict::Below
+    };
+    known.push((hot, verdict));
+    let answered = tree
+        .plan_hot(&mut facts_of(&known), &HashSet::from([hot]))
+        .unwrap();
+    assert_eq!(answered.hot, 0);
+    assert!(!answered.needed.contains(&hot));
 }
