@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::facts::Facts;
-use crate::plan::{RootState, Solved, TopTree};
+use crate::plan::{Plan, RootState, Solved, TopTree};
 use crate::store::WorkDir;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 
@@ -65,6 +65,10 @@ pub struct Settings {
     /// children's tests are planned beside it for idle workers
     /// ([`TopTree::plan_hot`]). 0: never; no effect without a budget.
     pub presplit: f64,
+    /// A unit the search needs that finds no idle worker takes the worker
+    /// of the speculative unit issued last (which is stopped; it is asked
+    /// again when a worker is free and it is still wanted).
+    pub preempt: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -299,6 +303,9 @@ pub fn coordinate(
                 cancelled: false,
             });
         }
+        if settings.preempt {
+            preempt(&plan, &mut flight, engine)?;
+        }
         if flight.iter().all(Option::is_none) {
             return Err(
                 "no workers: start at least two ranks (one coordinator, one worker)".into(),
@@ -353,6 +360,49 @@ pub fn coordinate(
             );
         }
     }
+}
+
+/// Stops speculative units, the ones issued last first, while units the
+/// search needs wait for a worker: one stop for each such unit that no
+/// stop already under way will serve.
+fn preempt(
+    plan: &Plan,
+    flight: &mut [Option<Flight>],
+    engine: &mut dyn Engine,
+) -> Result<(), String> {
+    let live: HashSet<UnitKey> = flight
+        .iter()
+        .flatten()
+        .filter(|f| !f.cancelled)
+        .map(|f| f.key)
+        .collect();
+    let waiting = plan.needed[..plan.required]
+        .iter()
+        .filter(|k| !live.contains(k))
+        .count();
+    let stopping = flight.iter().flatten().filter(|f| f.cancelled).count();
+    let wanted = waiting.saturating_sub(stopping);
+    if wanted == 0 {
+        return Ok(());
+    }
+    let required: HashSet<UnitKey> = plan.needed[..plan.required].iter().copied().collect();
+    let mut speculative: Vec<(f64, usize)> = flight
+        .iter()
+        .enumerate()
+        .filter_map(|(w, f)| {
+            f.as_ref()
+                .filter(|f| !f.cancelled && !required.contains(&f.key))
+                .map(|f| (f.issued_at, w))
+        })
+        .collect();
+    speculative.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    for (_, w) in speculative.into_iter().take(wanted) {
+        if let Some(f) = flight[w].as_mut() {
+            engine.cancel(w, f.seq)?;
+            f.cancelled = true;
+        }
+    }
+    Ok(())
 }
 
 /// The root search's decided steps, in order.

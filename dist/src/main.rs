@@ -82,6 +82,10 @@ struct SolveArgs {
     /// --unit-budget).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
     presplit: f64,
+    /// Never stop a speculative unit to free its worker for a unit the
+    /// search needs (by default the one issued last is stopped).
+    #[arg(long)]
+    no_preempt: bool,
     /// Each worker's transposition table, MiB.
     #[arg(long, default_value_t = 256)]
     tt_mb: usize,
@@ -118,6 +122,9 @@ struct SimArgs {
     /// idle workers beside it (0: never).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
     presplit: f64,
+    /// The coordinator's `solve --no-preempt`.
+    #[arg(long)]
+    no_preempt: bool,
     /// Dispatch in waves, as Slurm job arrays would: each wave costs this
     /// many seconds beyond its longest unit, and no unit is stopped.
     #[arg(long, value_name = "SECONDS")]
@@ -338,6 +345,7 @@ fn coordinate_here(
     let settings = Settings {
         budget: a.unit_budget,
         presplit: a.presplit,
+        preempt: !a.no_preempt,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -496,6 +504,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         waves: a.waves,
         guess_nodes: a.guess_nodes,
         presplit: a.presplit,
+        preempt: !a.no_preempt,
     };
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers

@@ -414,6 +414,8 @@ pub struct Dispatch {
     pub guess_nodes: Option<u64>,
     /// The coordinator's [`Settings::presplit`].
     pub presplit: f64,
+    /// The coordinator's [`Settings::preempt`].
+    pub preempt: bool,
 }
 
 /// Why a simulation stopped.
@@ -529,6 +531,7 @@ pub fn simulate(
         Settings {
             budget,
             presplit: dispatch.presplit,
+            preempt: dispatch.preempt,
             progress_every: 0.0,
         },
     )

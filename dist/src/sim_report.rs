@@ -49,6 +49,8 @@ pub struct SimReport {
     pub guess_nodes: Option<u64>,
     /// The coordinator's `--presplit` fraction.
     pub presplit: f64,
+    /// The coordinator's preemption (`--no-preempt`: false).
+    pub preempt: bool,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -101,6 +103,7 @@ impl SimReport {
             waves: dispatch.waves,
             guess_nodes: dispatch.guess_nodes,
             presplit: dispatch.presplit,
+            preempt: dispatch.preempt,
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -116,12 +119,13 @@ impl SimReport {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, preemption {}, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
             self.rate,
             self.presplit,
+            if self.preempt { "on" } else { "off" },
             match self.waves {
                 Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
                 None => format!("one by one, {} s dispatch latency", self.latency),

@@ -79,6 +79,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
         Settings {
             budget: BUDGET,
             presplit: 0.25,
+            preempt: true,
             progress_every: 0.0,
         },
     )
@@ -104,6 +105,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             waves: None,
             guess_nodes: None,
             presplit: 0.25,
+            preempt: true,
         },
         budget: BUDGET,
     };

@@ -56,6 +56,7 @@ fn local(game: &Game) -> LocalEngine {
 const SETTINGS: Settings = Settings {
     budget: 0,
     presplit: 0.25,
+    preempt: true,
     progress_every: 0.0,
 };
 
