@@ -14,7 +14,7 @@ use kalah_solver::{Game, Position, Probe, Rules};
 
 use kalah_dist::coordinator::{coordinate, Finished, Settings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
-use kalah_dist::plan::TopTree;
+use kalah_dist::plan::{TopTree, AHEAD_TESTS};
 use kalah_dist::report;
 use kalah_dist::sim_report::SimReport;
 use kalah_dist::store::{RunConfig, WorkDir};
@@ -86,6 +86,11 @@ struct SolveArgs {
     /// search needs (by default the one issued last is stopped).
     #[arg(long)]
     no_preempt: bool,
+    /// Root MTD(f) tests planned ahead of the pending one, for idle
+    /// workers: the next test whichever way the pending one goes, and so
+    /// on this many tests deep (0: none).
+    #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
+    ahead: usize,
     /// Each worker's transposition table, MiB.
     #[arg(long, default_value_t = 256)]
     tt_mb: usize,
@@ -125,6 +130,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-preempt`.
     #[arg(long)]
     no_preempt: bool,
+    /// The coordinator's `solve --ahead`.
+    #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
+    ahead: usize,
     /// Dispatch in waves, as Slurm job arrays would: each wave costs this
     /// many seconds beyond its longest unit, and no unit is stopped.
     #[arg(long, value_name = "SECONDS")]
@@ -341,7 +349,8 @@ fn coordinate_here(
     let workers = engine.workers();
     // Speculation only where workers would idle: never in this process.
     let speculate = if a.local { 0 } else { workers };
-    let tree = TopTree::new(&game, probe, frontier, start, speculate);
+    let mut tree = TopTree::new(&game, probe, frontier, start, speculate);
+    tree.ahead = a.ahead;
     let settings = Settings {
         budget: a.unit_budget,
         presplit: a.presplit,
@@ -509,7 +518,11 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers
         .iter()
-        .map(|&p| (p, TopTree::new(&game, probe, config.frontier, start, p)))
+        .map(|&p| {
+            let mut tree = TopTree::new(&game, probe, config.frontier, start, p);
+            tree.ahead = a.ahead;
+            (p, tree)
+        })
         .collect();
     let simulation = Simulation {
         trees: &trees,

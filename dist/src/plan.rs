@@ -19,7 +19,10 @@
 //!    one step, one step, two, four, ... until a test goes the other way,
 //!    then bisects.
 //!    Values step by 2 when every seed ends in a store (the value has the
-//!    parity of the seeds on the board).
+//!    parity of the seeds on the board). While a test waits on units, the
+//!    tests that would come after it, whichever way it goes, are planned
+//!    as speculation ([`TopTree::ahead`] tests deep); while the guess's
+//!    unit runs, so are the tests around a shallow search's value.
 //! 3. Each test is an AND/OR evaluation of the top tree in alpha-beta
 //!    order, children best first by a shallow search: a node expected to
 //!    hold (a cut node) takes its children one at a time, the next only
@@ -39,7 +42,7 @@
 //!    of the top tree again; most are already decided by the value's
 //!    proof, the rest are units).
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
 use kalah_solver::search::ordering::{Child, Children};
@@ -92,9 +95,13 @@ pub struct Plan {
     /// fails), for workers that would otherwise be idle.
     pub needed: Vec<UnitKey>,
     /// How many of [`Plan::needed`] after the required ones are tests
-    /// below hot units (see [`TopTree::plan_hot`]); the rest after those
-    /// are the later children of cut nodes.
+    /// below hot units (see [`TopTree::plan_hot`]); then [`Plan::ahead`]
+    /// units of the root tests after the pending one; the rest after
+    /// those are the later children of cut nodes.
     pub hot: usize,
+    /// How many of [`Plan::needed`] after the tests below hot units are
+    /// units of the root tests planned ahead ([`TopTree::ahead`]).
+    pub ahead: usize,
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
     pub expect: Vec<bool>,
@@ -138,8 +145,13 @@ pub struct TopTree<'a> {
     pub start: Position,
     /// At most this many speculative units (see [`Plan::needed`]); 0: none.
     pub speculate: usize,
+    /// Root tests planned ahead of the pending one, in depth
+    /// ([`Pass::look_ahead`]; 0: none). [`AHEAD_TESTS`] by default.
+    pub ahead: usize,
     /// The move order of each top-tree board, computed once.
     pub orders: RefCell<HashMap<Board, Vec<Child>>>,
+    /// [`TopTree::rough_guess`], computed once.
+    rough: OnceCell<i32>,
 }
 
 /// One replay: a walk over the top tree that learns derived facts and
@@ -160,6 +172,11 @@ struct Pass<'a, 'f> {
     below_hot: Vec<(UnitKey, bool)>,
     /// Inside the subtree of a hot unit.
     heating: u32,
+    /// Units of the root tests after the pending one (see
+    /// [`Pass::look_ahead`]), with their expectations (repeats allowed).
+    ahead_units: Vec<(UnitKey, bool)>,
+    /// Inside a root test after the pending one.
+    ahead: u32,
 }
 
 impl<'a> TopTree<'a> {
@@ -177,7 +194,9 @@ impl<'a> TopTree<'a> {
             frontier,
             start,
             speculate,
+            ahead: AHEAD_TESTS,
             orders: RefCell::new(HashMap::new()),
+            rough: OnceCell::new(),
         }
     }
 
@@ -211,6 +230,8 @@ impl<'a> TopTree<'a> {
             hot: if hot.is_empty() { &empty } else { hot },
             below_hot: Vec::new(),
             heating: 0,
+            ahead_units: Vec::new(),
+            ahead: 0,
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
@@ -222,6 +243,13 @@ impl<'a> TopTree<'a> {
             }
         }
         let below_hot = pass.needed.len() - required;
+        for (key, expect) in std::mem::take(&mut pass.ahead_units) {
+            if pass.seen.insert(key) {
+                pass.needed.push(key);
+                pass.expect.push(expect);
+            }
+        }
+        let ahead = pass.needed.len() - required - below_hot;
         for (key, expect) in std::mem::take(&mut pass.spec) {
             if pass.seen.insert(key) {
                 pass.needed.push(key);
@@ -231,6 +259,7 @@ impl<'a> TopTree<'a> {
         Ok(Plan {
             needed: pass.needed,
             hot: below_hot,
+            ahead,
             expect: pass.expect,
             required,
             root,
@@ -260,6 +289,16 @@ impl<'a> TopTree<'a> {
         kids
     }
 
+    /// A rough first guess, while the real one waits on its unit: a
+    /// shallow search of the start ([`GUESS_DEPTH`] + 1 sowings), computed
+    /// once.
+    fn rough_guess(&self) -> i32 {
+        *self.rough.get_or_init(|| {
+            let board = self.start.board();
+            shallow(self.game, self.probe, board, GUESS_DEPTH + 1, -MAX, MAX)
+        })
+    }
+
     /// The value step: 2 when the value has the parity of the seeds on the
     /// board (every seed ends in a store), else 1.
     fn step(&self) -> i32 {
@@ -273,7 +312,13 @@ impl<'a> TopTree<'a> {
 
 impl Pass<'_, '_> {
     fn need(&mut self, key: UnitKey, expect: bool) {
-        if self.speculating > 0 {
+        if self.ahead > 0 {
+            // Only what the later test itself would need first: not its
+            // own speculation.
+            if self.speculating == 0 && self.ahead_units.len() < self.tree.speculate {
+                self.ahead_units.push((key, expect));
+            }
+        } else if self.speculating > 0 {
             if self.spec.len() < self.tree.speculate {
                 self.spec.push((key, expect));
             }
@@ -288,15 +333,21 @@ impl Pass<'_, '_> {
     }
 
     /// Where the lists of units stand, for [`Pass::unneed`].
-    fn mark(&self) -> (usize, usize, usize) {
-        (self.needed.len(), self.spec.len(), self.below_hot.len())
+    fn mark(&self) -> [usize; 4] {
+        [
+            self.needed.len(),
+            self.spec.len(),
+            self.below_hot.len(),
+            self.ahead_units.len(),
+        ]
     }
 
     /// Forgets the units added since `mark`: the node they were for is
     /// decided without them.
-    fn unneed(&mut self, (mark, spec, below_hot): (usize, usize, usize)) {
+    fn unneed(&mut self, [mark, spec, below_hot, ahead]: [usize; 4]) {
         self.spec.truncate(spec);
         self.below_hot.truncate(below_hot);
+        self.ahead_units.truncate(ahead);
         self.expect.truncate(mark);
         for key in self.needed.drain(mark..) {
             self.seen.remove(&key);
@@ -345,6 +396,7 @@ impl Pass<'_, '_> {
             let mark = self.mark();
             self.need(key, expect);
             if self.speculating > 0
+                || self.ahead > 0
                 || !self.hot.contains(&key)
                 || self.below_hot.len() >= self.tree.speculate
             {
@@ -361,6 +413,9 @@ impl Pass<'_, '_> {
             return status;
         }
         if self.speculating > 0 && self.spec.len() >= self.tree.speculate {
+            return Status::Pending;
+        }
+        if self.ahead > 0 && self.ahead_units.len() >= self.tree.speculate {
             return Status::Pending;
         }
         self.expand(board, beta, depth, expect)
@@ -484,49 +539,30 @@ impl Pass<'_, '_> {
         let start = self.tree.start;
         let board = start.board();
         let s = board.seeds() as i32;
-        let step = self.tree.step();
         root.lower = -s;
         root.upper = s;
         let Some(guess) = self.guess(board, 0) else {
+            // While the guess's unit runs, idle workers start on the
+            // tests around a shallow search's value.
+            let rough = self.tree.rough_guess();
+            self.look_ahead(board, &Mtdf::new(s, self.tree.step(), rough), rough, true);
             return Ok(None);
         };
         root.guess = Some(guess);
-        // The lattice of possible values: -s, -s + step, ..., s.
-        let down = |x: i32| x - (x + s).rem_euclid(step);
-        let mut beta = down(guess.clamp(-s, s));
-        if beta <= root.lower {
-            beta = root.lower + step;
-        }
-        let mut delta = step;
-        let (mut rose, mut fell) = (false, false);
-        while root.lower < root.upper {
+        let mut mtdf = Mtdf::new(s, self.tree.step(), guess);
+        while let Some(beta) = mtdf.beta {
             root.beta = Some(beta);
             let holds = match self.test(board, beta, 0, beta <= guess) {
-                Status::Pending => return Ok(None),
+                Status::Pending => {
+                    self.look_ahead(board, &mtdf, guess, false);
+                    return Ok(None);
+                }
                 Status::Known(b) => b,
             };
             root.tests.push((beta, holds));
-            if holds {
-                root.lower = beta;
-                rose = true;
-            } else {
-                root.upper = beta - step;
-                fell = true;
-            }
-            if root.lower >= root.upper {
-                break;
-            }
-            let n = (root.upper - root.lower) / step;
-            beta = match (rose, fell) {
-                (true, true) => root.lower + step * ((n + 1) / 2),
-                (true, false) => (beta + delta).min(root.upper),
-                (false, _) => (beta - delta).max(root.lower + step),
-            };
-            // Steps of one, one, two, four, ...: the guess is usually
-            // within a step or two of the value.
-            if root.tests.len() > 1 {
-                delta *= 2;
-            }
+            mtdf.decide(holds);
+            root.lower = mtdf.lower;
+            root.upper = mtdf.upper;
         }
         root.beta = None;
         let value = root.lower + start.store_difference();
@@ -535,6 +571,46 @@ impl Pass<'_, '_> {
             None => return Ok(None),
         };
         Ok(Some(Solved { value, pv }))
+    }
+
+    /// The root tests that come after the pending one, whichever way it
+    /// and the next go ([`TopTree::ahead`] deep, breadth first, the
+    /// outcome the guess expects first), planned as speculation
+    /// ([`Plan::ahead`]): on many workers the next test's units are under
+    /// way, or answered, when the pending test is decided. `first`: the
+    /// test `mtdf` stands at is not under way, so it comes first.
+    fn look_ahead(&mut self, board: Board, mtdf: &Mtdf, guess: i32, first: bool) {
+        if self.tree.speculate == 0 || self.tree.ahead == 0 {
+            return;
+        }
+        let Some(now) = mtdf.beta else { return };
+        let mut tried = HashSet::from([now]);
+        if first {
+            self.ahead += 1;
+            let _ = self.test(board, now, 0, now <= guess);
+            self.ahead -= 1;
+        }
+        let mut level = vec![mtdf.clone()];
+        for _ in 0..self.tree.ahead {
+            let mut next = Vec::new();
+            for m in &level {
+                let Some(beta) = m.beta else { continue };
+                let expected = beta <= guess;
+                for holds in [expected, !expected] {
+                    let mut m = m.clone();
+                    m.decide(holds);
+                    if let Some(b) = m.beta {
+                        if tried.insert(b) {
+                            self.ahead += 1;
+                            let _ = self.test(board, b, 0, b <= guess);
+                            self.ahead -= 1;
+                        }
+                        next.push(m);
+                    }
+                }
+            }
+            level = next;
+        }
     }
 
     /// A perfect game from the start, once its value is known; `None` while
@@ -594,6 +670,79 @@ impl Pass<'_, '_> {
     }
 }
 
+/// MTD(f)'s root bounds: the next test `value >= beta`, from the tests
+/// decided so far.
+///
+/// The sequence starts at the guess, moves away from it by one step, one
+/// step, two, four, ... until a test goes the other way, then bisects.
+/// Values lie on the lattice `-s, -s + step, ..., s`; `beta` is always
+/// on it, in `(lower, upper]`, until `lower == upper` (the value).
+#[derive(Clone, Debug)]
+struct Mtdf {
+    lower: i32,
+    upper: i32,
+    step: i32,
+    delta: i32,
+    tests: usize,
+    rose: bool,
+    fell: bool,
+    /// The next test; `None` once the value is known.
+    beta: Option<i32>,
+}
+
+impl Mtdf {
+    /// Before any test, for a board of `s` seeds.
+    fn new(s: i32, step: i32, guess: i32) -> Mtdf {
+        let down = |x: i32| x - (x + s).rem_euclid(step);
+        let mut beta = down(guess.clamp(-s, s));
+        if beta <= -s {
+            beta = -s + step;
+        }
+        Mtdf {
+            lower: -s,
+            upper: s,
+            step,
+            delta: step,
+            tests: 0,
+            rose: false,
+            fell: false,
+            beta: (s > -s).then_some(beta),
+        }
+    }
+
+    /// Takes in the outcome of the test at [`Mtdf::beta`].
+    fn decide(&mut self, holds: bool) {
+        let Some(beta) = self.beta else { return };
+        self.tests += 1;
+        if holds {
+            self.lower = beta;
+            self.rose = true;
+        } else {
+            self.upper = beta - self.step;
+            self.fell = true;
+        }
+        if self.lower >= self.upper {
+            self.beta = None;
+            return;
+        }
+        let n = (self.upper - self.lower) / self.step;
+        self.beta = Some(match (self.rose, self.fell) {
+            (true, true) => self.lower + self.step * ((n + 1) / 2),
+            (true, false) => (beta + self.delta).min(self.upper),
+            (false, _) => (beta - self.delta).max(self.lower + self.step),
+        });
+        // Steps of one, one, two, four, ...: the guess is usually within
+        // a step or two of the value.
+        if self.tests > 1 {
+            self.delta *= 2;
+        }
+    }
+}
+
+/// Root tests planned ahead of the pending one, in depth, by default
+/// ([`TopTree::ahead`]).
+pub const AHEAD_TESTS: usize = 2;
+
 /// Sowings of the shallow search that picks the first guess's path.
 const GUESS_DEPTH: u32 = 6;
 
@@ -645,4 +794,42 @@ fn ordered(game: &Game, board: Board) -> Children {
     let mut kids = Children::generate(game, board, None, true);
     kids.sort();
     kids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mtdf;
+
+    /// Every guess and every value of a small lattice: the tests end at
+    /// the value, each `beta` on the lattice and inside the bounds, in
+    /// few tests when the guess is close.
+    #[test]
+    fn mtdf_bounds_close_on_the_value() {
+        for step in [1, 2] {
+            let s = 12;
+            let lattice: Vec<i32> = (-s..=s).filter(|x| (x + s) % step == 0).collect();
+            for &guess in &lattice {
+                for &value in &lattice {
+                    let mut m = Mtdf::new(s, step, guess);
+                    let mut tests = 0;
+                    while let Some(beta) = m.beta {
+                        assert!(
+                            m.lower < beta && beta <= m.upper,
+                            "{beta} in ({}, {}]",
+                            m.lower,
+                            m.upper
+                        );
+                        assert_eq!((beta + s) % step, 0);
+                        m.decide(value >= beta);
+                        tests += 1;
+                        assert!(tests <= 2 * lattice.len());
+                    }
+                    assert_eq!((m.lower, m.upper), (value, value), "guess {guess}");
+                    if guess == value {
+                        assert!(tests <= 2, "guess {guess}: {tests} tests");
+                    }
+                }
+            }
+        }
+    }
 }

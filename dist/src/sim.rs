@@ -47,6 +47,8 @@ use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict};
 #[derive(Clone, Debug)]
 pub struct SimResult {
     pub workers: usize,
+    /// The top tree's [`TopTree::ahead`].
+    pub ahead: usize,
     /// Simulated seconds from the first unit to the answer.
     pub seconds: f64,
     /// Worker-seconds spent on units (cancelled ones included).
@@ -541,6 +543,7 @@ pub fn simulate(
     })?;
     Ok(SimResult {
         workers,
+        ahead: tree.ahead,
         seconds: done.seconds,
         busy_seconds: engine.busy,
         units: done.counts.units,

@@ -51,6 +51,8 @@ pub struct SimReport {
     pub presplit: f64,
     /// The coordinator's preemption (`--no-preempt`: false).
     pub preempt: bool,
+    /// Root tests planned ahead of the pending one (`--ahead`).
+    pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -104,6 +106,7 @@ impl SimReport {
             guess_nodes: dispatch.guess_nodes,
             presplit: dispatch.presplit,
             preempt: dispatch.preempt,
+            ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -119,13 +122,14 @@ impl SimReport {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, preemption {}, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, preemption {}, {} root tests ahead, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
             self.rate,
             self.presplit,
             if self.preempt { "on" } else { "off" },
+            self.ahead,
             match self.waves {
                 Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
                 None => format!("one by one, {} s dispatch latency", self.latency),

@@ -111,8 +111,15 @@ fn a_filled_record_grounds_every_simulated_schedule() {
     };
     let mut records = loaded.records.clone();
     let mut unanswered = loaded.cancelled.clone();
-    let before = sim.run(&records, &unanswered).unwrap();
-    let guessed: usize = before.iter().map(|r| r.unrecorded.len()).sum();
+    // Before the fill a schedule may stop: a verdict it guessed can
+    // contradict the tables. Only a guessed one may.
+    let guessed: usize = match sim.run(&records, &unanswered) {
+        Ok(rows) => rows.iter().map(|r| r.unrecorded.len()).sum(),
+        Err(e) => {
+            assert!(!e.guessed.is_empty(), "{}", e.message);
+            e.guessed.len()
+        }
+    };
     assert!(
         guessed > 0,
         "more workers take other paths than the recorded run"

@@ -273,3 +273,66 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
     assert_eq!(answered.hot, 0);
     assert!(!answered.needed.contains(&hot));
 }
+
+/// While a root test is pending, the units of the next one are planned
+/// ahead as speculation: once the pending test is decided, the units the
+/// next test needs first were among them. Before the guess is known, the
+/// tests around a shallow guess are planned so too.
+#[test]
+fn the_next_root_tests_are_planned_ahead() {
+    use kalah_dist::facts::Facts;
+    use kalah_dist::unit::{Verdict, EXACT};
+
+    let rules = Rules::STANDARD;
+    let (pits, seeds) = (4, 3);
+    let game = Game::new(pits, rules);
+    let start = Position::start(pits, seeds).unwrap();
+    let solver = Solver::new(game.clone(), SearchConfig::default(), None).unwrap();
+    let answer = |k: &UnitKey| {
+        let value = solver.solve_board(k.board).unwrap();
+        if k.beta == EXACT {
+            Verdict::Exact(value)
+        } else if value >= k.beta {
+            Verdict::AtLeast
+        } else {
+            Verdict::Below
+        }
+    };
+    let tree = TopTree::new(&game, None, 3, start, 64);
+    let mut facts = Facts::default();
+    let first = tree.plan(&mut facts).unwrap();
+    assert!(first.needed[..first.required]
+        .iter()
+        .all(|k| k.beta == EXACT));
+    assert!(first.ahead > 0, "tests planned while the guess runs");
+
+    let mut none = TopTree::new(&game, None, 3, start, 64);
+    none.ahead = 0;
+    assert_eq!(none.plan(&mut Facts::default()).unwrap().ahead, 0);
+
+    // Answer required units only, plan by plan: each time a root test is
+    // decided, the next one's first units were planned ahead before.
+    let mut ahead: Vec<UnitKey> = Vec::new();
+    let mut tests = 0;
+    let mut checked = 0;
+    let mut plan = first;
+    while plan.solved.is_none() {
+        if plan.root.tests.len() > tests && plan.root.beta.is_some() {
+            tests = plan.root.tests.len();
+            let next = &plan.needed[..plan.required];
+            assert!(
+                next.iter().any(|k| ahead.contains(k)),
+                "root test {tests}: none of {next:?} was planned ahead"
+            );
+            checked += 1;
+        }
+        let from = plan.required + plan.hot;
+        ahead = plan.needed[from..from + plan.ahead].to_vec();
+        for k in &plan.needed[..plan.required] {
+            facts.add(*k, answer(k));
+        }
+        plan = tree.plan(&mut facts).unwrap();
+    }
+    assert!(checked > 0, "the solve ran more than one root test");
+    assert_eq!(plan.solved.unwrap().value, reference(&game, &start));
+}
