@@ -148,6 +148,13 @@ struct SimArgs {
     /// takes before it is split. 0 shows the other extreme.
     #[arg(long, value_name = "NODES")]
     guess_nodes: Option<u64>,
+    /// Each answered unit of the recorded run costs this many times its
+    /// recorded nodes (the run's workers had tables warm from related
+    /// units, one among many workers has fewer; the solver example
+    /// `cold_cost` measures the ratio). Filled and split units are as
+    /// measured.
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive)]
+    recorded_cost: f64,
     /// First make the record whole for these worker counts: solve for
     /// real, here, every unit a simulated schedule issues that the record
     /// lacks (stored in the work directory as filled records), simulate
@@ -512,6 +519,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         latency: a.latency,
         waves: a.waves,
         guess_nodes: a.guess_nodes,
+        recorded_cost: a.recorded_cost,
         presplit: a.presplit,
         preempt: !a.no_preempt,
     };
@@ -643,6 +651,15 @@ fn fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
         Ok(f) => Err(format!("{f} is not a fraction in [0, 1]")),
+        Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
+}
+
+/// A finite number above 0 (clap's parser for factors).
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        Ok(f) => Err(format!("{f} is not a number above 0")),
         Err(e) => Err(format!("{s:?} is not a number: {e}")),
     }
 }

@@ -16,7 +16,9 @@
 //!   whatever that worker ran before. A unit of the recorded run was solved
 //!   by a worker whose transposition table kept the entries of its earlier
 //!   units; a filled unit by a solver whose table was empty. The same unit
-//!   may take fewer nodes on a warm worker, so filled costs lean high;
+//!   may take fewer nodes on a warm worker, so filled costs lean high
+//!   for few workers; on many, a worker sees few related units, and the
+//!   recorded costs lean low ([`Dispatch::recorded_cost`] scales them);
 //! * a unit's verdict is its record's: the exact answer to its test, or
 //!   a split when its search ran past the unit budget;
 //! * a cancelled unit costs the time it ran before the cancellation
@@ -41,7 +43,7 @@ use serde::Serialize;
 use crate::coordinator::{coordinate, Discard, Engine, Issue, Link, Reply, Settings};
 use crate::facts::Facts;
 use crate::plan::TopTree;
-use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict};
+use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A simulated run.
 #[derive(Clone, Debug)]
@@ -244,6 +246,10 @@ struct SimEngine<'a> {
     beyond: &'a HashMap<UnitKey, u64>,
     oracle: &'a Facts,
     guess_nodes: u64,
+    /// [`Dispatch::recorded_cost`].
+    recorded_cost: f64,
+    /// The unit budget (0: none).
+    budget: u64,
     rate: f64,
     latency: f64,
     clock: f64,
@@ -261,7 +267,14 @@ impl SimEngine<'_> {
         let key = &issue.key;
         if let Some(&(v, nodes, filled)) = self.answered.get(key) {
             self.filled += u64::from(filled);
-            return (v, Cost::Measured(nodes));
+            if filled || self.recorded_cost == 1.0 || v == Verdict::Split {
+                return (v, Cost::Measured(nodes));
+            }
+            let mut scaled = (nodes as f64 * self.recorded_cost) as u64;
+            if key.beta != EXACT && self.budget > 0 {
+                scaled = scaled.min(self.budget.max(nodes));
+            }
+            return (v, Cost::Measured(scaled));
         }
         let holds = self
             .oracle
@@ -414,6 +427,14 @@ pub struct Dispatch {
     /// Nodes of a unit whose cost nobody measured (a guessed one); `None`:
     /// the unit budget, or the median recorded test without a budget.
     pub guess_nodes: Option<u64>,
+    /// Each answered unit of the recorded run costs this many times its
+    /// recorded nodes (filled units, measured on a solver with an empty
+    /// table, and split ones, stopped at the budget, are as measured; a
+    /// scaled test is capped at the unit budget or its recorded nodes, if
+    /// more, its verdict kept). The run's workers had tables warm from
+    /// related units; one among many workers sees fewer of them (`cargo
+    /// run --example cold_cost` measures the ratio). 1: as recorded.
+    pub recorded_cost: f64,
     /// The coordinator's [`Settings::presplit`].
     pub presplit: f64,
     /// The coordinator's [`Settings::preempt`].
@@ -515,6 +536,8 @@ pub fn simulate(
         beyond: &beyond,
         oracle: &oracle,
         guess_nodes,
+        recorded_cost: dispatch.recorded_cost,
+        budget,
         rate: dispatch.rate,
         latency: dispatch.latency,
         clock: 0.0,

@@ -47,6 +47,8 @@ pub struct SimReport {
     /// Nodes of a guessed unit (`null`: the unit budget, or the median
     /// recorded test without one).
     pub guess_nodes: Option<u64>,
+    /// `--recorded-cost`: the factor on the recorded units' nodes.
+    pub recorded_cost: f64,
     /// The coordinator's `--presplit` fraction.
     pub presplit: f64,
     /// The coordinator's preemption (`--no-preempt`: false).
@@ -105,6 +107,7 @@ impl SimReport {
             waves: dispatch.waves,
             guess_nodes: dispatch.guess_nodes,
             presplit: dispatch.presplit,
+            recorded_cost: dispatch.recorded_cost,
             preempt: dispatch.preempt,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
@@ -122,11 +125,12 @@ impl SimReport {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, presplit {}, preemption {}, {} root tests ahead, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, {} root tests ahead, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
             self.rate,
+            self.recorded_cost,
             self.presplit,
             if self.preempt { "on" } else { "off" },
             self.ahead,
@@ -232,7 +236,12 @@ impl SimReport {
         let guessed: usize = self.runs.iter().map(|r| r.guessed_units).sum();
         let _ = writeln!(
             o,
-            "costs: recorded units as the run's workers measured them (their tables warm from earlier units), filled ones as a solver with an empty table measured them here{}",
+            "costs: recorded units {} the run's workers measured them (their tables warm from earlier units), filled ones as a solver with an empty table measured them here{}",
+            if self.recorded_cost == 1.0 {
+                "as".to_string()
+            } else {
+                format!("at {} times what", self.recorded_cost)
+            },
             if guessed > 0 {
                 "; units whose cost a schedule needs and nobody measured (\"guessed\"): the unit budget's nodes (or --guess-nodes) and the verdict the record implies or the top tree expects, so these times are not measured ones (--fill solves them)"
             } else {

@@ -104,6 +104,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             latency: 1e-4,
             waves: None,
             guess_nodes: None,
+            recorded_cost: 1.0,
             presplit: 0.25,
             preempt: true,
         },
@@ -155,6 +156,21 @@ fn a_filled_record_grounds_every_simulated_schedule() {
     }
     // More workers never take longer here than one.
     assert!(rows.iter().all(|r| r.seconds <= rows[0].seconds * 1.0001));
+    // Recorded units at twice their cost: one worker takes longer.
+    let dearer = Simulation {
+        dispatch: Dispatch {
+            recorded_cost: 2.0,
+            ..sim.dispatch
+        },
+        ..sim
+    };
+    let dear = dearer.run(&records, &unanswered).unwrap();
+    assert!(
+        dear[0].seconds > rows[0].seconds * 1.01,
+        "{} s against {} s",
+        dear[0].seconds,
+        rows[0].seconds
+    );
 
     // The filled records are on disk, as a worker's would be.
     let reread = dir.load().unwrap();
