@@ -40,7 +40,8 @@
 //! 4. A perfect game: from the root, the first child in that order whose
 //!    value keeps the parent's value is played, until the game ends (tests
 //!    of the top tree again; most are already decided by the value's
-//!    proof, the rest are units).
+//!    proof, the rest are units). While a move waits on units, the walk
+//!    goes on below it as speculation, the move assumed to keep the value.
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -621,6 +622,10 @@ impl Pass<'_, '_> {
         let mut vb = root.lower;
         let mut pv = Vec::new();
         let mut depth = 0;
+        // Past the first move that waits on units, the walk goes on as
+        // speculation: each move waiting on units is assumed to keep the
+        // value, and the tests of the moves after it are planned ahead.
+        let mut guessing = false;
         while !pos.is_over(game.rules()) {
             let kids = self.tree.order(pos.board());
             let mut chosen = None;
@@ -642,8 +647,24 @@ impl Pass<'_, '_> {
                         break;
                     }
                     Status::Known(false) => {}
-                    Status::Pending => return Ok(None),
+                    Status::Pending if guessing => {
+                        chosen = Some(*c);
+                        break;
+                    }
+                    Status::Pending => {
+                        if self.tree.speculate == 0 || self.tree.ahead == 0 {
+                            return Ok(None);
+                        }
+                        guessing = true;
+                        self.ahead += 1;
+                        chosen = Some(*c);
+                        break;
+                    }
                 }
+            }
+            if guessing && (chosen.is_none() || self.ahead_units.len() >= self.tree.speculate) {
+                // An assumption was wrong, or enough is planned.
+                break;
             }
             let Some(c) = chosen else {
                 return Err(PlanError::Inconsistent {
@@ -664,7 +685,13 @@ impl Pass<'_, '_> {
             });
             vb = if c.sown.extra_turn { vb - g } else { g - vb };
             depth += 1;
-            root.pv_moves = pv.len();
+            if !guessing {
+                root.pv_moves = pv.len();
+            }
+        }
+        if guessing {
+            self.ahead -= 1;
+            return Ok(None);
         }
         Ok(Some(pv))
     }

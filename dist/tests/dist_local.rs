@@ -277,7 +277,8 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
 /// While a root test is pending, the units of the next one are planned
 /// ahead as speculation: once the pending test is decided, the units the
 /// next test needs first were among them. Before the guess is known, the
-/// tests around a shallow guess are planned so too.
+/// tests around a shallow guess are planned so too, and while the perfect
+/// game waits on a move, the tests of the moves after it.
 #[test]
 fn the_next_root_tests_are_planned_ahead() {
     use kalah_dist::facts::Facts;
@@ -315,8 +316,15 @@ fn the_next_root_tests_are_planned_ahead() {
     let mut ahead: Vec<UnitKey> = Vec::new();
     let mut tests = 0;
     let mut checked = 0;
+    // Plans of the perfect game that wait on units, and those of them
+    // with later moves' tests planned ahead.
+    let (mut pv_waits, mut pv_ahead) = (0, 0);
     let mut plan = first;
     while plan.solved.is_none() {
+        if plan.root.guess.is_some() && plan.root.beta.is_none() {
+            pv_waits += 1;
+            pv_ahead += usize::from(plan.ahead > 0);
+        }
         if plan.root.tests.len() > tests && plan.root.beta.is_some() {
             tests = plan.root.tests.len();
             let next = &plan.needed[..plan.required];
@@ -334,5 +342,9 @@ fn the_next_root_tests_are_planned_ahead() {
         plan = tree.plan(&mut facts).unwrap();
     }
     assert!(checked > 0, "the solve ran more than one root test");
+    assert!(
+        pv_waits > 0 && pv_ahead > 0,
+        "the perfect game waited on units {pv_waits} times, never with later moves planned"
+    );
     assert_eq!(plan.solved.unwrap().value, reference(&game, &start));
 }
