@@ -88,7 +88,8 @@ struct SolveArgs {
     no_preempt: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
-    /// on this many tests deep (0: none).
+    /// on this many tests deep; the perfect game's moves after one that
+    /// waits (0: neither).
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
     /// Each worker's transposition table, MiB.
@@ -150,9 +151,9 @@ struct SimArgs {
     guess_nodes: Option<u64>,
     /// Each answered unit of the recorded run costs this many times its
     /// recorded nodes (the run's workers had tables warm from related
-    /// units, one among many workers has fewer; the solver example
-    /// `cold_cost` measures the ratio). Filled and split units are as
-    /// measured.
+    /// units, one among many workers has fewer; `cargo run --release -p
+    /// kalah-dist --example cold_cost` measures the ratio). Filled and
+    /// split units are as measured.
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive)]
     recorded_cost: f64,
     /// First make the record whole for these worker counts: solve for

@@ -147,7 +147,8 @@ pub struct TopTree<'a> {
     /// At most this many speculative units (see [`Plan::needed`]); 0: none.
     pub speculate: usize,
     /// Root tests planned ahead of the pending one, in depth
-    /// ([`Pass::look_ahead`]; 0: none). [`AHEAD_TESTS`] by default.
+    /// ([`Pass::look_ahead`]; 0: none, and no perfect-game moves ahead
+    /// either). [`AHEAD_TESTS`] by default.
     pub ahead: usize,
     /// The move order of each top-tree board, computed once.
     pub orders: RefCell<HashMap<Board, Vec<Child>>>,
