@@ -101,7 +101,9 @@ pub struct Plan {
     /// those are the later children of cut nodes.
     pub hot: usize,
     /// How many of [`Plan::needed`] after the tests below hot units are
-    /// units of the root tests planned ahead ([`TopTree::ahead`]).
+    /// units planned ahead ([`TopTree::ahead`]): of the root tests after
+    /// the pending one, or of the perfect game's moves after one that
+    /// waits.
     pub ahead: usize,
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
@@ -299,6 +301,12 @@ impl<'a> TopTree<'a> {
             let board = self.start.board();
             shallow(self.game, self.probe, board, GUESS_DEPTH + 1, -MAX, MAX)
         })
+    }
+
+    /// Whether tests are planned ahead at all ([`TopTree::ahead`], and
+    /// speculation allowed).
+    fn looks_ahead(&self) -> bool {
+        self.speculate > 0 && self.ahead > 0
     }
 
     /// The value step: 2 when the value has the parity of the seeds on the
@@ -582,15 +590,13 @@ impl Pass<'_, '_> {
     /// way, or answered, when the pending test is decided. `first`: the
     /// test `mtdf` stands at is not under way, so it comes first.
     fn look_ahead(&mut self, board: Board, mtdf: &Mtdf, guess: i32, first: bool) {
-        if self.tree.speculate == 0 || self.tree.ahead == 0 {
+        if !self.tree.looks_ahead() {
             return;
         }
         let Some(now) = mtdf.beta else { return };
         let mut tried = HashSet::from([now]);
         if first {
-            self.ahead += 1;
-            let _ = self.test(board, now, 0, now <= guess);
-            self.ahead -= 1;
+            self.root_test_ahead(board, now, guess);
         }
         let mut level = vec![mtdf.clone()];
         for _ in 0..self.tree.ahead {
@@ -603,9 +609,7 @@ impl Pass<'_, '_> {
                     m.decide(holds);
                     if let Some(b) = m.beta {
                         if tried.insert(b) {
-                            self.ahead += 1;
-                            let _ = self.test(board, b, 0, b <= guess);
-                            self.ahead -= 1;
+                            self.root_test_ahead(board, b, guess);
                         }
                         next.push(m);
                     }
@@ -613,6 +617,14 @@ impl Pass<'_, '_> {
             }
             level = next;
         }
+    }
+
+    /// Plans the root test `value >= beta` as look-ahead speculation (its
+    /// outcome, if the facts already decide it, is not needed here).
+    fn root_test_ahead(&mut self, board: Board, beta: i32, guess: i32) {
+        self.ahead += 1;
+        let _ = self.test(board, beta, 0, beta <= guess);
+        self.ahead -= 1;
     }
 
     /// A perfect game from the start, once its value is known; `None` while
@@ -653,7 +665,7 @@ impl Pass<'_, '_> {
                         break;
                     }
                     Status::Pending => {
-                        if self.tree.speculate == 0 || self.tree.ahead == 0 {
+                        if !self.tree.looks_ahead() {
                             return Ok(None);
                         }
                         guessing = true;
@@ -734,7 +746,7 @@ impl Mtdf {
             tests: 0,
             rose: false,
             fell: false,
-            beta: (s > -s).then_some(beta),
+            beta: (s > 0).then_some(beta),
         }
     }
 
