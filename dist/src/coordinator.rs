@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use kalah_solver::Board;
+
 use crate::facts::Facts;
 use crate::plan::{Plan, RootState, Solved, TopTree};
 use crate::store::WorkDir;
@@ -69,6 +71,10 @@ pub struct Settings {
     /// of the speculative unit issued last (which is stopped; it is asked
     /// again when a worker is free and it is still wanted).
     pub preempt: bool,
+    /// An idle worker takes, of the units the search needs, one near the
+    /// last units it was handed ([`assign`]): its transposition table
+    /// holds much of that subtree.
+    pub affinity: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -221,6 +227,9 @@ pub fn coordinate(
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
+    // The worker last handed a unit at or just below each top-tree board
+    // (see [`assign`]).
+    let mut owners: HashMap<Board, usize> = HashMap::new();
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
         let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
@@ -277,15 +286,9 @@ pub fn coordinate(
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
-        let ready = plan
-            .needed
-            .iter()
-            .zip(&plan.expect)
-            .filter(|&(k, _)| !running.contains(k))
-            .map(|(&k, &e)| (k, e))
-            .take(idle.len())
-            .collect::<Vec<_>>();
-        for (w, (key, expect)) in idle.into_iter().zip(ready) {
+        let owner = settings.affinity.then_some(&owners);
+        for (w, i) in assign(&plan, &running, &idle, owner) {
+            let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
                 seq,
@@ -302,6 +305,11 @@ pub fn coordinate(
                 waited_on: since.get(&key).copied().flatten(),
                 cancelled: false,
             });
+            if settings.affinity {
+                for &b in std::iter::once(&key.board).chain(near(&plan.paths[i])) {
+                    owners.insert(b, w);
+                }
+            }
         }
         if settings.preempt {
             preempt(&plan, &mut flight, engine)?;
@@ -360,6 +368,86 @@ pub fn coordinate(
             );
         }
     }
+}
+
+/// How many sowings above a unit its ancestors count as near it, for
+/// [`assign`]: its own board (the same board at another bound), its
+/// parent, grandparent and great-grandparent. Units of one such subtree
+/// share many transpositions; higher up they share few, and a preference
+/// would only reorder the units for nothing.
+pub const NEAR_PLIES: usize = 3;
+
+/// The ancestors near a unit reached through `path` ([`Plan::paths`]),
+/// nearest first, up to [`NEAR_PLIES`] sowings above it.
+fn near(path: &[Board]) -> impl Iterator<Item = &Board> {
+    path[path.len().saturating_sub(NEAR_PLIES)..].iter().rev()
+}
+
+/// Most required units an idle worker looks through for one near its
+/// own work (the first ones are the most urgent).
+const AFFINITY_WINDOW: usize = 4096;
+
+/// Which idle worker takes which unit of `plan` (indices into
+/// [`Plan::needed`]): `min(idle, ready)` pairs, never a unit `running`.
+///
+/// Required units go first, then speculative ones in order. Without
+/// `owners` (the worker last handed a unit at or below each board), in
+/// order to the idle workers in order. With it, first each ready unit, in
+/// order, goes to the idle worker that owns its nearest board ([`near`]:
+/// the board itself, then its ancestors) among the idle ones, if any; the idle workers left
+/// then take the units left, in order. A worker's transposition table
+/// then holds the subtrees of the units it gets, as one machine's table
+/// holds the whole tree; this reorders which needed unit starts first,
+/// never whether it starts (among the speculative units, only the first
+/// few as many as the idle workers are looked at, so the order of
+/// speculation stays).
+fn assign(
+    plan: &Plan,
+    running: &HashSet<UnitKey>,
+    idle: &[usize],
+    owners: Option<&HashMap<Board, usize>>,
+) -> Vec<(usize, usize)> {
+    let ready = |range: std::ops::Range<usize>| {
+        range
+            .filter(|&i| !running.contains(&plan.needed[i]))
+            .collect::<Vec<_>>()
+    };
+    let mut free: Vec<usize> = idle.to_vec();
+    let mut out = Vec::new();
+    for (group, window) in [
+        (ready(0..plan.required), AFFINITY_WINDOW),
+        (ready(plan.required..plan.needed.len()), idle.len()),
+    ] {
+        if free.is_empty() {
+            break;
+        }
+        let mut taken = vec![false; group.len()];
+        if let Some(owners) = owners {
+            for (t, &i) in group.iter().enumerate().take(window) {
+                if free.is_empty() {
+                    break;
+                }
+                let key = plan.needed[i];
+                let home = std::iter::once(&key.board)
+                    .chain(near(&plan.paths[i]))
+                    .filter_map(|b| owners.get(b))
+                    .find_map(|w| free.iter().position(|f| f == w));
+                if let Some(at) = home {
+                    out.push((free.remove(at), i));
+                    taken[t] = true;
+                }
+            }
+        }
+        for (t, &i) in group.iter().enumerate() {
+            if free.is_empty() {
+                break;
+            }
+            if !taken[t] {
+                out.push((free.remove(0), i));
+            }
+        }
+    }
+    out
 }
 
 /// Stops speculative units, the ones issued last first, while units the
@@ -493,5 +581,90 @@ fn take(
             done.counts.cancelled_nodes += reply.nodes;
             Ok(None)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u128) -> Board {
+        Board::from_packed(n)
+    }
+
+    /// Units 0..5 of boards 10..15, all required; units 0..2 below
+    /// ancestor 1, units 3..5 below ancestor 2 (both below the root 0).
+    fn plan() -> Plan {
+        let needed: Vec<UnitKey> = (0..6)
+            .map(|i| UnitKey {
+                board: board(10 + i),
+                beta: 0,
+            })
+            .collect();
+        let paths = (0..6)
+            .map(|i| vec![board(0), board(if i < 3 { 1 } else { 2 })])
+            .collect();
+        Plan {
+            expect: vec![true; needed.len()],
+            paths,
+            required: 4,
+            hot: 0,
+            ahead: 0,
+            needed,
+            root: RootState::default(),
+            solved: None,
+        }
+    }
+
+    fn check(plan: &Plan, running: &HashSet<UnitKey>, idle: &[usize], got: &[(usize, usize)]) {
+        let ready = plan.needed.iter().filter(|k| !running.contains(k)).count();
+        assert_eq!(got.len(), idle.len().min(ready));
+        let workers: HashSet<usize> = got.iter().map(|g| g.0).collect();
+        let units: HashSet<usize> = got.iter().map(|g| g.1).collect();
+        assert_eq!(workers.len(), got.len(), "a worker takes one unit");
+        assert_eq!(units.len(), got.len(), "a unit goes to one worker");
+        assert!(workers.iter().all(|w| idle.contains(w)));
+        assert!(units.iter().all(|&i| !running.contains(&plan.needed[i])));
+    }
+
+    #[test]
+    fn without_owners_units_go_in_order() {
+        let p = plan();
+        let running = HashSet::from([p.needed[0]]);
+        let got = assign(&p, &running, &[3, 1], None);
+        check(&p, &running, &[3, 1], &got);
+        assert_eq!(got, vec![(3, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn an_idle_worker_takes_a_unit_near_its_own() {
+        let p = plan();
+        // Worker 1 had a unit below ancestor 2, worker 0 one of board 11.
+        let owners = HashMap::from([(board(2), 1), (board(11), 0)]);
+        let got = assign(&p, &HashSet::new(), &[1], Some(&owners));
+        assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
+        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners));
+        check(&p, &HashSet::new(), &[0, 1], &got);
+        assert_eq!(got, vec![(0, 1), (1, 3)], "the same board before a sibling");
+        // An owner that is busy: the idle worker takes the first unit.
+        let got = assign(&p, &HashSet::new(), &[2], Some(&owners));
+        assert_eq!(got, vec![(2, 0)]);
+    }
+
+    #[test]
+    fn required_units_go_before_speculative_ones() {
+        let p = plan();
+        // Worker 1 owns ancestor 2 (units 3..5; 4 and 5 speculative); with
+        // units 0..3 running it takes speculation near it, and with only
+        // unit 3 running, the required units 0..3 (near no one) in order
+        // before speculative unit 4.
+        let owners = HashMap::from([(board(2), 1)]);
+        let running: HashSet<UnitKey> = p.needed[..4].iter().copied().collect();
+        let got = assign(&p, &running, &[1], Some(&owners));
+        assert_eq!(got, vec![(1, 4)]);
+        let running = HashSet::from([p.needed[3]]);
+        let got = assign(&p, &running, &[1, 5, 6, 7], Some(&owners));
+        check(&p, &running, &[1, 5, 6, 7], &got);
+        assert_eq!(got, vec![(1, 0), (5, 1), (6, 2), (7, 4)]);
     }
 }

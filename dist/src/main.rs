@@ -86,15 +86,21 @@ struct SolveArgs {
     /// search needs (by default the one issued last is stopped).
     #[arg(long)]
     no_preempt: bool,
+    /// Hand units to idle workers in the search's order only (by default
+    /// an idle worker takes a needed unit at or just below the boards of
+    /// the units it had, whose subtrees its transposition table holds).
+    #[arg(long)]
+    no_affinity: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
     /// waits (0: neither).
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
-    /// Each worker's transposition table, MiB.
-    #[arg(long, default_value_t = 256)]
-    tt_mb: usize,
+    /// Each worker's transposition table, MiB (default: `kalah solve`'s
+    /// for the same game and tables, 2048 for Kalah(6,5) over 24 seeds).
+    #[arg(long, value_name = "MB")]
+    tt_mb: Option<usize>,
     /// Without MPI: answer the units in this process, one at a time.
     #[arg(long)]
     local: bool,
@@ -131,6 +137,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-preempt`.
     #[arg(long)]
     no_preempt: bool,
+    /// The coordinator's `solve --no-affinity`.
+    #[arg(long)]
+    no_affinity: bool,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -249,6 +258,17 @@ fn default_frontier(total_seeds: u32) -> u32 {
     }
 }
 
+/// A worker's transposition table: `--tt-mb`, else the size `kalah solve`
+/// gives the whole game over the same tables (a worker searches boards of
+/// that game, and one machine's solve is what its cost is measured
+/// against).
+fn worker_tt_mb(a: &SolveArgs, start: Position, tables: Option<&Tables>) -> usize {
+    a.tt_mb.unwrap_or_else(|| {
+        let table_seeds = tables.map_or(0, |t| t.max_seeds());
+        kalah::service::setup::default_tt_mb(start.total_seeds(), table_seeds, false)
+    })
+}
+
 fn solve(a: &SolveArgs) -> Result<(), CliError> {
     let start = start_of(&a.game)?;
     if a.local {
@@ -287,7 +307,8 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     } else {
         tables_of(&a.game, false)
             .and_then(|t| {
-                UnitSolver::new(Game::new(a.game.pits, a.game.rules.rules()), t, a.tt_mb)
+                let tt_mb = worker_tt_mb(a, start, t.as_deref());
+                UnitSolver::new(Game::new(a.game.pits, a.game.rules.rules()), t, tt_mb)
                     .map_err(failure)
             })
             .map(|s| world.serve(&s))
@@ -350,7 +371,8 @@ fn coordinate_here(
     let mut engine: Box<dyn kalah_dist::coordinator::Engine + '_> = match engine {
         Some(make) => make(),
         None => {
-            let solver = UnitSolver::new(game.clone(), tables.clone(), a.tt_mb).map_err(failure)?;
+            let tt_mb = worker_tt_mb(a, start, tables.as_deref());
+            let solver = UnitSolver::new(game.clone(), tables.clone(), tt_mb).map_err(failure)?;
             Box::new(kalah_dist::local::LocalEngine::new(solver))
         }
     };
@@ -363,6 +385,7 @@ fn coordinate_here(
         budget: a.unit_budget,
         presplit: a.presplit,
         preempt: !a.no_preempt,
+        affinity: !a.no_affinity,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -523,6 +546,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         recorded_cost: a.recorded_cost,
         presplit: a.presplit,
         preempt: !a.no_preempt,
+        affinity: !a.no_affinity,
     };
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers

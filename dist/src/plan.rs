@@ -108,6 +108,12 @@ pub struct Plan {
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
     pub expect: Vec<bool>,
+    /// For each of [`Plan::needed`]: the top-tree boards the replay went
+    /// through to reach it, the test's start first (for a transposition,
+    /// the first way reached). Units with a common ancestor share much of
+    /// their subtrees, so a worker that searched one has much of the
+    /// next in its transposition table (see the coordinator's dispatch).
+    pub paths: Vec<Vec<Board>>,
     /// How many of [`Plan::needed`] (the first ones) the search needs; the
     /// rest are speculation.
     pub required: usize,
@@ -181,6 +187,10 @@ struct Pass<'a, 'f> {
     ahead_units: Vec<(UnitKey, bool)>,
     /// Inside a root test after the pending one.
     ahead: u32,
+    /// The top-tree boards being expanded, outermost first.
+    path: Vec<Board>,
+    /// Each unit's [`Pass::path`] when first needed (see [`Plan::paths`]).
+    paths: HashMap<UnitKey, Vec<Board>>,
 }
 
 impl<'a> TopTree<'a> {
@@ -236,6 +246,8 @@ impl<'a> TopTree<'a> {
             heating: 0,
             ahead_units: Vec::new(),
             ahead: 0,
+            path: Vec::new(),
+            paths: HashMap::new(),
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
@@ -260,7 +272,14 @@ impl<'a> TopTree<'a> {
                 pass.expect.push(expect);
             }
         }
+        let mut paths = std::mem::take(&mut pass.paths);
+        let paths = pass
+            .needed
+            .iter()
+            .map(|k| paths.remove(k).unwrap_or_default())
+            .collect();
         Ok(Plan {
+            paths,
             needed: pass.needed,
             hot: below_hot,
             ahead,
@@ -322,6 +341,9 @@ impl<'a> TopTree<'a> {
 
 impl Pass<'_, '_> {
     fn need(&mut self, key: UnitKey, expect: bool) {
+        if !self.paths.contains_key(&key) {
+            self.paths.insert(key, self.path.clone());
+        }
         if self.ahead > 0 {
             // Only what the later test itself would need first: not its
             // own speculation.
@@ -434,6 +456,14 @@ impl Pass<'_, '_> {
     /// [`Pass::test`] of a board above the frontier (or split): its
     /// children in order.
     fn expand(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+        self.path.push(board);
+        let status = self.expand_children(board, beta, depth, expect);
+        self.path.pop();
+        status
+    }
+
+    /// [`Pass::expand`] inside the path.
+    fn expand_children(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
         if self.heating > 0 && self.below_hot.len() >= self.tree.speculate {
             return Status::Pending;
         }
@@ -540,7 +570,10 @@ impl Pass<'_, '_> {
             .map(|(_, c)| *c)
             .expect("an unfinished board has a move");
         let g = best.sown.gain as i32;
-        let v = self.guess(best.sown.board, depth + 1)?;
+        self.path.push(board);
+        let v = self.guess(best.sown.board, depth + 1);
+        self.path.pop();
+        let v = v?;
         Some(if best.sown.extra_turn { g + v } else { g - v })
     }
 
@@ -630,6 +663,17 @@ impl Pass<'_, '_> {
     /// A perfect game from the start, once its value is known; `None` while
     /// it waits on units.
     fn perfect_game(&mut self, root: &mut RootState) -> Result<Option<Vec<PvMove>>, PlanError> {
+        let base = self.path.len();
+        let pv = self.walk_perfect_game(root);
+        self.path.truncate(base);
+        pv
+    }
+
+    /// [`Pass::perfect_game`], the game's positions pushed on the path.
+    fn walk_perfect_game(
+        &mut self,
+        root: &mut RootState,
+    ) -> Result<Option<Vec<PvMove>>, PlanError> {
         let game = self.tree.game;
         let mut pos = self.tree.start;
         let mut vb = root.lower;
@@ -640,6 +684,7 @@ impl Pass<'_, '_> {
         // value, and the tests of the moves after it are planned ahead.
         let mut guessing = false;
         while !pos.is_over(game.rules()) {
+            self.path.push(pos.board());
             let kids = self.tree.order(pos.board());
             let mut chosen = None;
             for c in &kids {

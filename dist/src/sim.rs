@@ -439,6 +439,8 @@ pub struct Dispatch {
     pub presplit: f64,
     /// The coordinator's [`Settings::preempt`].
     pub preempt: bool,
+    /// The coordinator's [`Settings::affinity`].
+    pub affinity: bool,
 }
 
 /// Why a simulation stopped.
@@ -557,6 +559,7 @@ pub fn simulate(
             budget,
             presplit: dispatch.presplit,
             preempt: dispatch.preempt,
+            affinity: dispatch.affinity,
             progress_every: 0.0,
         },
     )

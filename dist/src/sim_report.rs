@@ -53,6 +53,8 @@ pub struct SimReport {
     pub presplit: f64,
     /// The coordinator's preemption (`--no-preempt`: false).
     pub preempt: bool,
+    /// The coordinator's affinity dispatch (`--no-affinity`: false).
+    pub affinity: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
@@ -109,6 +111,7 @@ impl SimReport {
             presplit: dispatch.presplit,
             recorded_cost: dispatch.recorded_cost,
             preempt: dispatch.preempt,
+            affinity: dispatch.affinity,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
@@ -125,7 +128,7 @@ impl SimReport {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, {} root tests ahead, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
@@ -133,6 +136,7 @@ impl SimReport {
             self.recorded_cost,
             self.presplit,
             if self.preempt { "on" } else { "off" },
+            if self.affinity { "on" } else { "off" },
             self.ahead,
             match self.waves {
                 Some(s) => format!("in waves (job arrays) of {s} s overhead each"),

@@ -80,6 +80,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             budget: BUDGET,
             presplit: 0.25,
             preempt: true,
+            affinity: true,
             progress_every: 0.0,
         },
     )
@@ -107,6 +108,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             recorded_cost: 1.0,
             presplit: 0.25,
             preempt: true,
+            affinity: true,
         },
         budget: BUDGET,
     };

@@ -57,6 +57,7 @@ const SETTINGS: Settings = Settings {
     budget: 0,
     presplit: 0.25,
     preempt: true,
+    affinity: true,
     progress_every: 0.0,
 };
 
