@@ -407,43 +407,55 @@ fn assign(
     idle: &[usize],
     owners: Option<&HashMap<Board, usize>>,
 ) -> Vec<(usize, usize)> {
-    let ready = |range: std::ops::Range<usize>| {
-        range
-            .filter(|&i| !running.contains(&plan.needed[i]))
-            .collect::<Vec<_>>()
-    };
-    let mut free: Vec<usize> = idle.to_vec();
+    let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
+    for &w in idle {
+        free[w] = true;
+    }
+    let mut left = idle.len();
+    // The next idle worker in order that is still free.
+    let mut cursor = 0;
     let mut out = Vec::new();
-    for (group, window) in [
-        (ready(0..plan.required), AFFINITY_WINDOW),
-        (ready(plan.required..plan.needed.len()), idle.len()),
+    for (range, window) in [
+        (0..plan.required, AFFINITY_WINDOW.max(idle.len())),
+        (plan.required..plan.needed.len(), idle.len()),
     ] {
-        if free.is_empty() {
+        if left == 0 {
             break;
         }
+        let group: Vec<usize> = range
+            .filter(|&i| !running.contains(&plan.needed[i]))
+            .take(window)
+            .collect();
         let mut taken = vec![false; group.len()];
         if let Some(owners) = owners {
-            for (t, &i) in group.iter().enumerate().take(window) {
-                if free.is_empty() {
+            for (t, &i) in group.iter().enumerate() {
+                if left == 0 {
                     break;
                 }
-                let key = plan.needed[i];
-                let home = std::iter::once(&key.board)
+                let home = std::iter::once(&plan.needed[i].board)
                     .chain(near(&plan.paths[i]))
-                    .filter_map(|b| owners.get(b))
-                    .find_map(|w| free.iter().position(|f| f == w));
-                if let Some(at) = home {
-                    out.push((free.remove(at), i));
+                    .filter_map(|b| owners.get(b).copied())
+                    .find(|&w| free.get(w) == Some(&true));
+                if let Some(w) = home {
+                    out.push((w, i));
+                    free[w] = false;
+                    left -= 1;
                     taken[t] = true;
                 }
             }
         }
         for (t, &i) in group.iter().enumerate() {
-            if free.is_empty() {
+            if left == 0 {
                 break;
             }
             if !taken[t] {
-                out.push((free.remove(0), i));
+                while !free[idle[cursor]] {
+                    cursor += 1;
+                }
+                let w = idle[cursor];
+                out.push((w, i));
+                free[w] = false;
+                left -= 1;
             }
         }
     }
