@@ -14,7 +14,7 @@ use kalah_solver::Board;
 use crate::facts::Facts;
 use crate::plan::{Plan, RootState, Solved, TopTree};
 use crate::store::WorkDir;
-use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A unit handed to a worker.
 #[derive(Clone, Copy, Debug)]
@@ -126,14 +126,39 @@ pub struct UnitCounts {
     /// searched again as units).
     pub split_units: u64,
     pub split_nodes: u64,
-    /// Units stopped because they became unnecessary, and their nodes.
+    /// Units stopped unanswered, and their nodes.
     pub cancelled_units: u64,
     pub cancelled_nodes: u64,
+    /// Of those, units stopped because the search no longer needed them
+    /// ([`Stop::Unneeded`]) and units stopped to free their worker
+    /// ([`Stop::Preempted`]), with their nodes; the rest were running
+    /// when the solve ended, or were stopped before records said why.
+    pub unneeded_units: u64,
+    pub unneeded_nodes: u64,
+    pub preempted_units: u64,
+    pub preempted_nodes: u64,
     /// Units answered by this run (the others came from the work directory).
     pub units_this_run: u64,
 }
 
 impl UnitCounts {
+    /// Counts a unit stopped unanswered (a record of `cancelled.jsonl`).
+    pub fn add_cancelled(&mut self, r: &UnitRecord) {
+        self.cancelled_units += 1;
+        self.cancelled_nodes += r.nodes;
+        match r.stopped {
+            Some(Stop::Unneeded) => {
+                self.unneeded_units += 1;
+                self.unneeded_nodes += r.nodes;
+            }
+            Some(Stop::Preempted) => {
+                self.preempted_units += 1;
+                self.preempted_nodes += r.nodes;
+            }
+            Some(Stop::Solved) | None => {}
+        }
+    }
+
     /// Every node the workers searched.
     pub fn total_nodes(&self) -> u64 {
         self.unit_nodes + self.cancelled_nodes
@@ -148,7 +173,8 @@ struct Flight {
     /// The unit whose answer made this one needed (see
     /// [`UnitRecord::waited_on`]).
     waited_on: Option<u64>,
-    cancelled: bool,
+    /// Asked to stop, and why.
+    stopped: Option<Stop>,
 }
 
 /// Where answers go: the work directory (a real run) or nowhere (a
@@ -239,7 +265,9 @@ pub fn coordinate(
             Some(after) => flight
                 .iter()
                 .flatten()
-                .filter(|f| !f.cancelled && f.key.beta != EXACT && f.issued_at + after <= clock)
+                .filter(|f| {
+                    f.stopped.is_none() && f.key.beta != EXACT && f.issued_at + after <= clock
+                })
                 .map(|f| f.key)
                 .collect(),
             None => HashSet::new(),
@@ -254,9 +282,9 @@ pub fn coordinate(
         if let Some(solved) = plan.solved {
             done.timeline.push((now, "perfect game".into()));
             for (w, f) in flight.iter_mut().enumerate() {
-                if let Some(f) = f.as_mut().filter(|f| !f.cancelled) {
+                if let Some(f) = f.as_mut().filter(|f| f.stopped.is_none()) {
                     engine.cancel(w, f.seq)?;
-                    f.cancelled = true;
+                    f.stopped = Some(Stop::Solved);
                 }
             }
             while flight.iter().any(Option::is_some) {
@@ -278,10 +306,10 @@ pub fn coordinate(
         for (w, f) in flight.iter_mut().enumerate() {
             if let Some(f) = f
                 .as_mut()
-                .filter(|f| !f.cancelled && !since.contains_key(&f.key))
+                .filter(|f| f.stopped.is_none() && !since.contains_key(&f.key))
             {
                 engine.cancel(w, f.seq)?;
-                f.cancelled = true;
+                f.stopped = Some(Stop::Unneeded);
             }
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
@@ -303,7 +331,7 @@ pub fn coordinate(
                 issued_at: engine.now(),
                 issued_after: done.counts.units,
                 waited_on: since.get(&key).copied().flatten(),
-                cancelled: false,
+                stopped: None,
             });
             if settings.affinity {
                 for &b in std::iter::once(&key.board).chain(near(&plan.paths[i])) {
@@ -324,7 +352,7 @@ pub fn coordinate(
             flight
                 .iter()
                 .flatten()
-                .filter(|f| !f.cancelled && f.key.beta != EXACT && !hot.contains(&f.key))
+                .filter(|f| f.stopped.is_none() && f.key.beta != EXACT && !hot.contains(&f.key))
                 .map(|f| f.issued_at + after)
                 .min_by(f64::total_cmp)
                 .filter(|&t| t > clock)
@@ -473,14 +501,18 @@ fn preempt(
     let live: HashSet<UnitKey> = flight
         .iter()
         .flatten()
-        .filter(|f| !f.cancelled)
+        .filter(|f| f.stopped.is_none())
         .map(|f| f.key)
         .collect();
     let waiting = plan.needed[..plan.required]
         .iter()
         .filter(|k| !live.contains(k))
         .count();
-    let stopping = flight.iter().flatten().filter(|f| f.cancelled).count();
+    let stopping = flight
+        .iter()
+        .flatten()
+        .filter(|f| f.stopped.is_some())
+        .count();
     let wanted = waiting.saturating_sub(stopping);
     if wanted == 0 {
         return Ok(());
@@ -491,7 +523,7 @@ fn preempt(
         .enumerate()
         .filter_map(|(w, f)| {
             f.as_ref()
-                .filter(|f| !f.cancelled && !required.contains(&f.key))
+                .filter(|f| f.stopped.is_none() && !required.contains(&f.key))
                 .map(|f| (f.issued_at, w))
         })
         .collect();
@@ -499,7 +531,7 @@ fn preempt(
     for (_, w) in speculative.into_iter().take(wanted) {
         if let Some(f) = flight[w].as_mut() {
             engine.cancel(w, f.seq)?;
-            f.cancelled = true;
+            f.stopped = Some(Stop::Preempted);
         }
     }
     Ok(())
@@ -578,6 +610,7 @@ fn take(
         waited_on: f.waited_on,
         issued_at: f.issued_at,
         answered_at: now,
+        stopped: f.stopped.filter(|_| reply.verdict.is_none()),
         ..UnitRecord::answer(identity, &f.key, reply.verdict, reply.nodes, reply.seconds)
     };
     match reply.verdict {
@@ -589,8 +622,7 @@ fn take(
         }
         None => {
             sink.cancelled(&record)?;
-            done.counts.cancelled_units += 1;
-            done.counts.cancelled_nodes += reply.nodes;
+            done.counts.add_cancelled(&record);
             Ok(None)
         }
     }
@@ -637,6 +669,36 @@ mod tests {
         assert_eq!(units.len(), got.len(), "a unit goes to one worker");
         assert!(workers.iter().all(|w| idle.contains(w)));
         assert!(units.iter().all(|&i| !running.contains(&plan.needed[i])));
+    }
+
+    #[test]
+    fn stopped_units_are_counted_by_why() {
+        let identity = RunIdentity {
+            pits: 6,
+            rules: "ec".into(),
+            table_seeds: 0,
+        };
+        let key = UnitKey {
+            board: board(10),
+            beta: 0,
+        };
+        let mut counts = UnitCounts::default();
+        for (stopped, nodes) in [
+            (Some(Stop::Unneeded), 5),
+            (Some(Stop::Preempted), 7),
+            (Some(Stop::Unneeded), 11),
+            (Some(Stop::Solved), 13),
+            (None, 17),
+        ] {
+            counts.add_cancelled(&UnitRecord {
+                stopped,
+                ..UnitRecord::answer(&identity, &key, None, nodes, 0.0)
+            });
+        }
+        assert_eq!((counts.cancelled_units, counts.cancelled_nodes), (5, 53));
+        assert_eq!((counts.unneeded_units, counts.unneeded_nodes), (2, 16));
+        assert_eq!((counts.preempted_units, counts.preempted_nodes), (1, 7));
+        assert_eq!(counts.total_nodes(), 53);
     }
 
     #[test]

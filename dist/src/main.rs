@@ -397,8 +397,9 @@ fn coordinate_here(
         settings,
     )
     .map_err(failure)?;
-    done.counts.cancelled_units += loaded.cancelled.len() as u64;
-    done.counts.cancelled_nodes += loaded.cancelled.iter().map(|r| r.nodes).sum::<u64>();
+    for r in &loaded.cancelled {
+        done.counts.add_cancelled(r);
+    }
     print_answer(
         a,
         &game,

@@ -49,6 +49,23 @@ pub enum Verdict {
     Split,
 }
 
+/// Why the coordinator stopped a unit before its answer (a record of
+/// `cancelled.jsonl`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// The search no longer needed it: the node it was for was decided
+    /// without it (a speculative unit whose node's first child held, an
+    /// all node's child after a sibling decided the node, a root test
+    /// planned ahead that the pending one made unnecessary).
+    Unneeded,
+    /// Still wanted, but speculative: its worker went to a unit the
+    /// search needed ([`crate::coordinator::Settings::preempt`]).
+    Preempted,
+    /// The solve had its answer and perfect game.
+    Solved,
+}
+
 /// The unit's identity outside the board and bound: a result is valid only
 /// for the same houses, rules and table depth (the table depth changes no
 /// value, only the cost, but a record that claims another depth is not
@@ -101,6 +118,10 @@ pub struct UnitRecord {
     /// times and `waited_on` are then 0 or `null`. Absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub filled: bool,
+    /// Why it was stopped unanswered (records of `cancelled.jsonl` written
+    /// since this field exists; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stop>,
 }
 
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the
@@ -139,6 +160,7 @@ impl UnitRecord {
             issued_at: 0.0,
             answered_at: 0.0,
             filled: false,
+            stopped: None,
         }
     }
 
@@ -181,5 +203,35 @@ impl UnitRecord {
             }
             _ => Ok(key),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_record_says_why_and_an_older_one_reads_without() {
+        let identity = RunIdentity {
+            pits: 6,
+            rules: "ec".into(),
+            table_seeds: 20,
+        };
+        let key = UnitKey {
+            board: Board::from_packed(0x0404_0404_0404_0000_0404_0404_0404),
+            beta: 2,
+        };
+        let record = UnitRecord {
+            stopped: Some(Stop::Preempted),
+            ..UnitRecord::answer(&identity, &key, None, 1000, 0.5)
+        };
+        let line = serde_json::to_string(&record).unwrap();
+        assert!(line.contains(r#""stopped":"preempted""#), "{line}");
+        let back: UnitRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, record);
+        let older = line.replace(r#","stopped":"preempted""#, "");
+        let back: UnitRecord = serde_json::from_str(&older).unwrap();
+        assert_eq!(back.stopped, None);
+        assert_eq!(back.key().unwrap(), key);
     }
 }
