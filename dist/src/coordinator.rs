@@ -400,9 +400,10 @@ pub fn coordinate(
 
 /// How many sowings above a unit its ancestors count as near it, for
 /// [`assign`]: its own board (the same board at another bound), its
-/// parent, grandparent and great-grandparent. Units of one such subtree
-/// share many transpositions; higher up they share few, and a preference
-/// would only reorder the units for nothing.
+/// parent, grandparent and great-grandparent: boards a few sowings apart
+/// meet the same positions below them. Three is the only depth measured
+/// (docs/PERFORMANCE.md); near the root every unit would be near every
+/// worker's, and the preference would mean nothing.
 pub const NEAR_PLIES: usize = 3;
 
 /// The ancestors near a unit reached through `path` ([`Plan::paths`]),
@@ -422,13 +423,14 @@ const AFFINITY_WINDOW: usize = 4096;
 /// `owners` (the worker last handed a unit at or below each board), in
 /// order to the idle workers in order. With it, first each ready unit, in
 /// order, goes to the idle worker that owns its nearest board ([`near`]:
-/// the board itself, then its ancestors) among the idle ones, if any; the idle workers left
-/// then take the units left, in order. A worker's transposition table
-/// then holds the subtrees of the units it gets, as one machine's table
-/// holds the whole tree; this reorders which needed unit starts first,
-/// never whether it starts (among the speculative units, only the first
-/// few as many as the idle workers are looked at, so the order of
-/// speculation stays).
+/// the board itself, then its ancestors) among the idle ones, if any; the
+/// idle workers left then take the units left, in order. A worker's
+/// transposition table then holds much of the subtrees of the units it
+/// gets, as one machine's table holds the whole tree. This reorders which
+/// needed unit starts first, never whether one starts: as many units are
+/// handed out as without it (of the speculative units only the first as
+/// many as the idle workers are looked at, so speculation keeps its
+/// order).
 fn assign(
     plan: &Plan,
     running: &HashSet<UnitKey>,
