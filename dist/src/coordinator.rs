@@ -314,8 +314,7 @@ pub fn coordinate(
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
-        let owner = settings.affinity.then_some(&owners);
-        for (w, i) in assign(&plan, &running, &idle, owner) {
+        for (w, i) in assign(&plan, &running, &idle, settings.affinity.then_some(&owners)) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
@@ -334,7 +333,7 @@ pub fn coordinate(
                 stopped: None,
             });
             if settings.affinity {
-                for &b in std::iter::once(&key.board).chain(near(&plan.paths[i])) {
+                for &b in near(&key.board, &plan.paths[i]) {
                     owners.insert(b, w);
                 }
             }
@@ -406,10 +405,11 @@ pub fn coordinate(
 /// worker's, and the preference would mean nothing.
 pub const NEAR_PLIES: usize = 3;
 
-/// The ancestors near a unit reached through `path` ([`Plan::paths`]),
-/// nearest first, up to [`NEAR_PLIES`] sowings above it.
-fn near(path: &[Board]) -> impl Iterator<Item = &Board> {
-    path[path.len().saturating_sub(NEAR_PLIES)..].iter().rev()
+/// The boards near a unit of `board` reached through `path`
+/// ([`Plan::paths`]), nearest first: the board, then its ancestors up to
+/// [`NEAR_PLIES`] sowings above it.
+fn near<'a>(board: &'a Board, path: &'a [Board]) -> impl Iterator<Item = &'a Board> {
+    std::iter::once(board).chain(path[path.len().saturating_sub(NEAR_PLIES)..].iter().rev())
 }
 
 /// Most required units an idle worker looks through for one near its
@@ -445,8 +445,13 @@ fn assign(
     // The next idle worker in order that is still free.
     let mut cursor = 0;
     let mut out = Vec::new();
+    // Without owners, only the units that can be handed out are looked at.
+    let required_window = match owners {
+        Some(_) => AFFINITY_WINDOW.max(idle.len()),
+        None => idle.len(),
+    };
     for (range, window) in [
-        (0..plan.required, AFFINITY_WINDOW.max(idle.len())),
+        (0..plan.required, required_window),
         (plan.required..plan.needed.len(), idle.len()),
     ] {
         if left == 0 {
@@ -462,8 +467,7 @@ fn assign(
                 if left == 0 {
                     break;
                 }
-                let home = std::iter::once(&plan.needed[i].board)
-                    .chain(near(&plan.paths[i]))
+                let home = near(&plan.needed[i].board, &plan.paths[i])
                     .filter_map(|b| owners.get(b).copied())
                     .find(|&w| free.get(w) == Some(&true));
                 if let Some(w) = home {
