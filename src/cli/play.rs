@@ -240,10 +240,17 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
             outln!("{}", hint_text(&answer))?;
         }
         loop {
-            prompt(&format!("{human}, your move: "))?;
             let mut bytes = Vec::new();
-            let n = crate::interrupt::with_default_action(|| input.read_until(b'\n', &mut bytes))
-                .map_err(|e| CliError::Failure(format!("reading standard input: {e}")))?;
+            // The prompt is written with Ctrl-C's default action already in
+            // place: a Ctrl-C that comes as soon as the prompt shows must
+            // end the game, not set the stop flag before the read begins
+            // (the read would then wait on, and a first Ctrl-C be lost).
+            let n = crate::interrupt::with_default_action(|| {
+                prompt(&format!("{human}, your move: "))?;
+                input
+                    .read_until(b'\n', &mut bytes)
+                    .map_err(|e| CliError::Failure(format!("reading standard input: {e}")))
+            })?;
             if n == 0 {
                 outln!("\nend of input: game abandoned")?;
                 return Ok(());
