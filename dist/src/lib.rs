@@ -19,12 +19,15 @@
 //! * [`worker`]: a unit's search, its budget and its cancellation.
 //! * [`local`], `mpi_engine`: engines.
 //! * [`sim`]: the simulation.
+//! * [`emulate`]: a run on many simulated workers, every unit solved for
+//!   real on its worker's own table.
 //! * [`fill`]: the units a simulated schedule needs and the record lacks,
 //!   solved for real.
 //! * [`report`]: the answer as text or JSON.
 //! * [`sim_report`]: the simulation's answer as text or JSON.
 
 pub mod coordinator;
+pub mod emulate;
 pub mod facts;
 pub mod fill;
 pub mod local;

@@ -13,10 +13,11 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe, Rules};
 
 use kalah_dist::coordinator::{coordinate, Finished, Settings};
+use kalah_dist::emulate::{emulate, EmuSettings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::plan::{TopTree, AHEAD_TESTS};
 use kalah_dist::report;
-use kalah_dist::sim_report::SimReport;
+use kalah_dist::sim_report::{EmuReport, EmuRun, SimReport};
 use kalah_dist::store::{RunConfig, WorkDir};
 use kalah_dist::unit::RunIdentity;
 use kalah_dist::worker::UnitSolver;
@@ -172,16 +173,28 @@ struct SimArgs {
     /// solved; run again, it goes on.
     #[arg(long)]
     fill: bool,
-    /// Threads solving units for --fill (default: the machine's cores).
+    /// Threads solving units for --fill or --emulate (default: the
+    /// machine's cores).
     #[arg(long, value_name = "N")]
     fill_threads: Option<usize>,
     /// --fill solves at most this many units, then stops and says so.
     #[arg(long, value_name = "UNITS", default_value_t = 20000)]
     fill_cap: usize,
-    /// Each --fill thread's transposition table, MiB (a worker's
-    /// `solve --tt-mb`).
+    /// Each --fill thread's transposition table, or with --emulate each
+    /// simulated worker's, MiB (a worker's `solve --tt-mb`).
     #[arg(long, default_value_t = 256)]
     tt_mb: usize,
+    /// Do not replay the records: emulate the run on each worker count,
+    /// every unit solved here, when the coordinator hands it out, on its
+    /// simulated worker's own table (--tt-mb), its time its nodes at
+    /// --rate (default 2e6). Measures what units cost on many workers,
+    /// nothing guessed; costs about the nodes of a real run on that many
+    /// workers, and --tt-mb of memory a worker.
+    #[arg(long, conflicts_with_all = ["fill", "waves", "guess_nodes", "recorded_cost", "growth"])]
+    emulate: bool,
+    /// With --emulate: the unit budget, nodes (default the run's; 0: none).
+    #[arg(long, value_name = "NODES", requires = "emulate")]
+    budget: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -564,6 +577,71 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         dispatch,
         budget: config.budget,
     };
+    if a.emulate {
+        let threads = a.fill_threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let dispatch = kalah_dist::sim::Dispatch {
+            rate: a.rate.unwrap_or(2e6),
+            ..dispatch
+        };
+        let settings = EmuSettings {
+            rate: dispatch.rate,
+            latency: a.latency,
+            tt_mb: a.tt_mb,
+            threads,
+            presplit: a.presplit,
+            preempt: !a.no_preempt,
+            affinity: !a.no_affinity,
+        };
+        let budget = a.budget.unwrap_or(config.budget);
+        let mut rows = Vec::new();
+        let mut runs = Vec::new();
+        for (p, tree) in &trees {
+            let e = emulate(
+                tree,
+                &config.identity,
+                &game,
+                tables.as_ref(),
+                *p,
+                budget,
+                settings,
+            )
+            .map_err(CliError::Failure)?;
+            eprintln!(
+                "kalah-dist: emulated {p} workers: {:+}, {:.2} simulated s, {} units, {:.3e} nodes ({:.0} s here)",
+                e.solved.value, e.sim.seconds, e.sim.units, e.sim.nodes as f64, e.wall_seconds
+            );
+            runs.push(EmuRun {
+                workers: *p,
+                value: e.solved.value,
+                pv: kalah_solver::query::pv_line(&e.solved.pv).to_string(),
+                searched_nodes: e.searched_nodes,
+                workers_used: e.workers_used,
+                wall_seconds: e.wall_seconds,
+            });
+            rows.push(e.sim);
+        }
+        let out = SimReport::new(
+            &a.work.display().to_string(),
+            &[],
+            &rows,
+            dispatch,
+            None,
+            None,
+        )
+        .emulated(EmuReport {
+            tt_mb: a.tt_mb,
+            threads,
+            runs,
+        });
+        if a.json {
+            println!("{}", serde_json::to_string(&out).expect("plain struct"));
+        } else {
+            print!("{}", out.text());
+        }
+        return Ok(());
+    }
     let (rows, filled) = if a.fill {
         let threads = a.fill_threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)

@@ -121,7 +121,7 @@ pub struct ChainStep {
 impl Chain {
     /// Sums `links`, each to the first step of `timeline` decided at or
     /// after its answer; `guessed` says which units' costs were guessed.
-    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &Needs) -> Chain {
+    pub(crate) fn of(links: &[Link], timeline: &[(f64, String)], guessed: &Needs) -> Chain {
         let mut c = Chain {
             steps: timeline
                 .iter()

@@ -68,6 +68,35 @@ pub struct SimReport {
     pub growth: Option<f64>,
     pub predicted_seconds: Vec<(usize, f64)>,
     pub runs: Vec<SimRun>,
+    /// `--emulate`: every unit was solved here on its simulated worker's
+    /// own table ([`crate::emulate`]); the records were not used (`null`:
+    /// a replay of the records).
+    pub emulation: Option<EmuReport>,
+}
+
+/// What `--emulate` solved.
+#[derive(Serialize, Debug)]
+pub struct EmuReport {
+    /// Each simulated worker's transposition table, MiB.
+    pub tt_mb: usize,
+    /// Threads of this process solving units.
+    pub threads: usize,
+    pub runs: Vec<EmuRun>,
+}
+
+/// One emulated worker count.
+#[derive(Serialize, Debug)]
+pub struct EmuRun {
+    pub workers: usize,
+    /// The value the emulated solve found, and its perfect game.
+    pub value: i32,
+    pub pv: String,
+    /// Nodes searched here (stopped units to their end).
+    pub searched_nodes: u64,
+    /// Simulated workers handed at least one unit.
+    pub workers_used: usize,
+    /// Wall-clock seconds of the emulation.
+    pub wall_seconds: f64,
 }
 
 impl SimReport {
@@ -120,13 +149,47 @@ impl SimReport {
             growth,
             predicted_seconds,
             runs,
+            emulation: None,
         }
+    }
+
+    /// The report of an emulation (see [`SimReport::emulation`]).
+    pub fn emulated(mut self, e: EmuReport) -> SimReport {
+        self.emulation = Some(e);
+        self
     }
 
     /// The answer for people.
     pub fn text(&self) -> String {
         let mut o = String::new();
-        let _ = writeln!(
+        if let Some(e) = &self.emulation {
+            let _ = writeln!(
+                o,
+                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's own {} MiB table ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, {} s dispatch latency",
+                self.work,
+                e.tt_mb,
+                e.threads,
+                self.rate,
+                self.presplit,
+                if self.preempt { "on" } else { "off" },
+                if self.affinity { "on" } else { "off" },
+                self.ahead,
+                self.latency
+            );
+            for r in &e.runs {
+                let _ = writeln!(
+                    o,
+                    "{:>8} workers: value {:+}, perfect game {}, {} workers used, {:.3e} nodes searched here in {:.0} s",
+                    r.workers,
+                    r.value,
+                    r.pv,
+                    r.workers_used,
+                    r.searched_nodes as f64,
+                    r.wall_seconds
+                );
+            }
+        } else {
+            let _ = writeln!(
             o,
             "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, {}",
             self.work,
@@ -143,6 +206,7 @@ impl SimReport {
                 None => format!("one by one, {} s dispatch latency", self.latency),
             }
         );
+        }
         if let Some(f) = &self.fill {
             let _ = writeln!(
                 o,
@@ -238,6 +302,13 @@ impl SimReport {
             let _ = writeln!(o, "{} workers: {}", r.workers, steps.join(", "));
         }
         let guessed: usize = self.runs.iter().map(|r| r.guessed_units).sum();
+        if self.emulation.is_some() {
+            let _ = writeln!(
+                o,
+                "costs: each unit's nodes as its simulated worker's table made them (a unit stopped after it started counts the time it ran; its search went on to its end here, so its table kept entries a real worker's would not)"
+            );
+            return o;
+        }
         let _ = writeln!(
             o,
             "costs: recorded units {} the run's workers measured them (their tables warm from earlier units), filled ones as a solver with an empty table measured them here{}",
