@@ -6,33 +6,38 @@
 //! one table; on many workers a unit's cost is that of a worker which has
 //! seen only the units the schedule gave it, and a schedule on many workers
 //! asks for units the recording never answered. The emulation measures
-//! both: the real coordinator hands units to `P` simulated workers, each a
-//! [`UnitSolver`] of its own, and a unit handed out is solved then, on its
-//! worker's solver, so that its nodes are the ones that worker's table
-//! gives it. Time is simulated: a unit takes its nodes at a fixed node rate
-//! plus a fixed dispatch latency, whatever this machine's load; its
-//! answer reaches the coordinator at that simulated time, in order with
-//! the others. Nothing is guessed.
+//! both: the real coordinator hands units to `P` simulated workers, each
+//! with a solver and a transposition table of its own, and each unit is
+//! searched for real on its worker's solver. Time is simulated: a unit
+//! takes its nodes at a fixed node rate plus a fixed dispatch latency,
+//! whatever this machine's load, and its answer reaches the coordinator
+//! at that simulated time, in order with the others. Nothing is guessed.
 //!
-//! Units handed out at the same simulated moment are independent (each on
-//! its own worker's table), so they are solved side by side on
-//! [`EmuSettings::threads`] threads; a unit is solved only when the clock
-//! is about to move past its start, so one stopped at its start is never
-//! searched.
+//! A unit's search runs on a thread of its own and waits at a node limit
+//! ([`NodeGate`]): before the clock moves to the next answer (or the
+//! coordinator's next deadline), every unit that could end sooner searches
+//! on to the nodes that take it there ([`EmuEngine::advance`]), and waits.
+//! So a unit the coordinator stops has searched, and stored in its
+//! worker's table, what a real worker would have by then (up to
+//! [`MIN_SLICE`] nodes more). Units of one step are independent (each on
+//! its own worker's table) and search side by side on
+//! [`EmuSettings::threads`] threads.
 //!
 //! Assumptions (stated with every result):
-//! * a unit's search on a simulated worker is the search a real worker
-//!   with a table of [`EmuSettings::tt_mb`] MiB and the same earlier units
-//!   makes; the node rate is the same for every unit and worker;
-//! * a unit stopped after it started (no longer needed, or preempted)
-//!   costs the simulated time it ran, but its search was solved to the
-//!   end here: its worker's table keeps entries a real worker would not
-//!   have written (a little optimistic for that worker's later units);
+//! * a unit's search on a simulated worker is the one a real worker with a
+//!   table of [`EmuSettings::tt_mb`] MiB and the same earlier units makes;
+//!   the node rate is the same for every unit and worker;
+//! * a test is split when its search passes the unit budget, as a real
+//!   worker's is (within its polling);
 //! * workers are identical and never fail.
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Instant;
+
+use kalah::service::setup::{new_solver, StopBy};
+use kalah_solver::search::{GateStop, Interrupted, NodeGate, SearchConfig, Solver};
 
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
@@ -41,8 +46,7 @@ use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
 use crate::plan::Solved;
 use crate::plan::TopTree;
 use crate::sim::{Chain, Needs, SimResult};
-use crate::unit::{RunIdentity, Verdict};
-use crate::worker::UnitSolver;
+use crate::unit::{RunIdentity, Verdict, EXACT};
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -61,6 +65,9 @@ pub struct EmuSettings {
     pub presplit: f64,
     pub preempt: bool,
     pub affinity: bool,
+    /// Progress lines on stderr every this many wall-clock seconds (0:
+    /// none).
+    pub progress_every: f64,
 }
 
 /// An emulated run: the simulation's account of it, the answer, and what
@@ -78,90 +85,144 @@ pub struct EmuResult {
     pub wall_seconds: f64,
 }
 
+/// The fewest nodes a unit searches on each step of the clock (see
+/// [`EmuEngine::advance`]): fewer hand-offs between this process's threads,
+/// at the price of a unit stopped up to this many nodes past the moment
+/// its stop came.
+const MIN_SLICE: u64 = 8192;
+
+/// A simulated worker: its solver, whose searches wait at its gate.
+struct EmuWorker {
+    solver: Arc<Solver>,
+    gate: Arc<NodeGate>,
+    stop: Arc<AtomicBool>,
+}
+
 /// A unit on its simulated worker.
 struct Running {
     issue: Issue,
     began: f64,
-    /// `None` until solved; then its simulated end, verdict and nodes.
+    /// Its search, while it runs (waiting at the gate between steps).
+    search: Option<JoinHandle<Result<Verdict, Interrupted>>>,
+    /// Nodes searched so far (where it waits).
+    at: u64,
+    /// `None` until answered or stopped; then its simulated end, verdict
+    /// (`None`: stopped) and nodes.
     end: Option<f64>,
     verdict: Option<Verdict>,
     nodes: u64,
+}
+
+impl Running {
+    /// The earliest it can end: after the nodes already searched.
+    fn earliest(&self, rate: f64, latency: f64) -> f64 {
+        self.end
+            .unwrap_or(self.began + latency + self.at as f64 / rate)
+    }
 }
 
 struct EmuEngine<'g> {
     game: &'g Game,
     tables: Option<&'g Arc<Tables>>,
     settings: EmuSettings,
-    /// Each simulated worker's solver, made when it gets its first unit.
-    solvers: Vec<Option<UnitSolver>>,
+    /// Each simulated worker, made when it gets its first unit.
+    workers: Vec<Option<EmuWorker>>,
     running: Vec<Option<Running>>,
     clock: f64,
     busy: f64,
     longest: f64,
     searched: u64,
+    /// Progress lines on stderr every this many wall-clock seconds (0:
+    /// none), the last one when.
+    progress_every: f64,
+    noted: Instant,
 }
 
 impl EmuEngine<'_> {
-    /// Solves every unit handed out since the clock last moved, side by
-    /// side on the settings' threads, each on its own worker's solver.
-    fn solve_pending(&mut self) -> Result<(), String> {
-        let pending: Vec<usize> = (0..self.running.len())
-            .filter(|&w| self.running[w].as_ref().is_some_and(|r| r.end.is_none()))
-            .collect();
-        if pending.is_empty() {
-            return Ok(());
-        }
-        for &w in &pending {
-            if self.solvers[w].is_none() {
-                let solver =
-                    UnitSolver::new(self.game.clone(), self.tables.cloned(), self.settings.tt_mb)
-                        .map_err(|e| format!("simulated worker {w}: {e}"))?;
-                self.solvers[w] = Some(solver);
-            }
-        }
-        let jobs: Vec<(&UnitSolver, Issue)> = pending
-            .iter()
-            .map(|&w| {
-                let r = self.running[w].as_ref().expect("pending above");
-                (self.solvers[w].as_ref().expect("made above"), r.issue)
+    /// Stops worker `w`'s search (it waits at its gate or has returned)
+    /// and returns what it found and its nodes.
+    fn stop_search(&mut self, w: usize) -> (Result<Verdict, Interrupted>, u64) {
+        let worker = self.workers[w].as_ref().expect("a running unit's worker");
+        let r = self.running[w].as_mut().expect("a running unit");
+        let search = r.search.take().expect("a live search");
+        worker.stop.store(true, Relaxed);
+        worker.gate.release();
+        let result = search.join().expect("a unit search does not panic");
+        let nodes = worker.solver.stats().nodes;
+        self.searched += nodes;
+        (result, nodes)
+    }
+
+    /// Lets every unanswered unit that could end before `horizon`
+    /// (simulated seconds) search on to it: each to the nodes that take
+    /// it there at the rate (at least [`MIN_SLICE`] more; no limit when
+    /// `horizon` is infinite), where it waits, or to its answer. Units go
+    /// side by side, the settings' threads at a time. A test that passes
+    /// its split budget is stopped there and split.
+    ///
+    /// Returns whether any unit searched.
+    fn advance(&mut self, horizon: f64) -> bool {
+        let (rate, latency) = (self.settings.rate, self.settings.latency);
+        let behind: Vec<(usize, u64)> = (0..self.running.len())
+            .filter_map(|w| {
+                let r = self.running[w].as_ref()?;
+                if r.end.is_some() || r.earliest(rate, latency) >= horizon {
+                    return None;
+                }
+                let mut limit = if horizon.is_finite() {
+                    (((horizon - r.began - latency) * rate).ceil() as u64).max(r.at + MIN_SLICE)
+                } else {
+                    u64::MAX
+                };
+                if r.issue.budget > 0 && r.issue.key.beta != EXACT {
+                    limit = limit.min(r.issue.budget + 1);
+                }
+                Some((w, limit))
             })
             .collect();
-        let next = AtomicUsize::new(0);
-        let threads = self.settings.threads.clamp(1, jobs.len());
-        let mut answers = vec![None; jobs.len()];
-        std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Relaxed);
-                            let Some((solver, issue)) = jobs.get(i) else {
-                                return out;
-                            };
-                            out.push((i, solver.solve(issue.key, issue.budget, || false)));
+        for batch in behind.chunks(self.settings.threads.max(1)) {
+            for &(w, limit) in batch {
+                self.workers[w]
+                    .as_ref()
+                    .expect("started")
+                    .gate
+                    .open_to(limit);
+            }
+            for &(w, _) in batch {
+                let stop = self.workers[w].as_ref().expect("started").gate.stopped();
+                let r = self.running[w].as_mut().expect("behind");
+                match stop {
+                    GateStop::Paused(n) => {
+                        r.at = n;
+                        if r.issue.budget > 0 && r.issue.key.beta != EXACT && n > r.issue.budget {
+                            let (_, nodes) = self.stop_search(w);
+                            let r = self.running[w].as_mut().expect("behind");
+                            r.verdict = Some(Verdict::Split);
+                            r.nodes = nodes;
+                            r.end = Some(r.began + latency + nodes as f64 / rate);
                         }
-                    })
-                })
-                .collect();
-            for t in workers {
-                for (i, a) in t.join().expect("a unit search does not panic") {
-                    answers[i] = Some(a);
+                    }
+                    GateStop::Finished => {
+                        let (result, nodes) = self.stop_search(w);
+                        let r = self.running[w].as_mut().expect("behind");
+                        // A search that was never stopped returns its answer.
+                        r.verdict = result.ok();
+                        r.nodes = nodes;
+                        r.end = Some(r.began + latency + nodes as f64 / rate);
+                    }
                 }
             }
-        });
-        for (&w, answer) in pending.iter().zip(answers) {
-            let a = answer.expect("every job answered");
-            let r = self.running[w].as_mut().expect("pending above");
-            if a.verdict.is_none() {
-                return Err(format!("unit {} stopped without a cause", r.issue.seq));
-            }
-            self.searched += a.nodes;
-            r.verdict = a.verdict;
-            r.nodes = a.nodes;
-            r.end = Some(r.began + self.settings.latency + a.nodes as f64 / self.settings.rate);
         }
-        Ok(())
+        if self.progress_every > 0.0 && self.noted.elapsed().as_secs_f64() >= self.progress_every {
+            self.noted = Instant::now();
+            eprintln!(
+                "kalah-dist: emulating {} workers: {:.2} simulated s, {:.3e} nodes searched here",
+                self.running.len(),
+                self.clock,
+                self.searched as f64
+            );
+        }
+        !behind.is_empty()
     }
 }
 
@@ -171,9 +232,56 @@ impl Engine for EmuEngine<'_> {
     }
 
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+        if self.workers[worker].is_none() {
+            let config = SearchConfig {
+                tt_mb: self.settings.tt_mb,
+                threads: 1,
+                ..SearchConfig::default()
+            };
+            let mut solver = new_solver(
+                self.game.clone(),
+                config,
+                self.tables.cloned(),
+                StopBy::OwnFlag,
+            )
+            .map_err(|e| format!("simulated worker {worker}: {e}"))?;
+            let gate = Arc::new(NodeGate::new());
+            solver.set_gate(Arc::clone(&gate));
+            let stop = solver.stop_flag().expect("a solver's own flag");
+            self.workers[worker] = Some(EmuWorker {
+                solver: Arc::new(solver),
+                gate,
+                stop,
+            });
+        }
+        let w = self.workers[worker].as_ref().expect("made above");
+        w.gate.rearm();
+        w.stop.store(false, Relaxed);
+        w.solver.reset_stats();
+        let (solver, gate, key) = (Arc::clone(&w.solver), Arc::clone(&w.gate), issue.key);
+        let search = std::thread::Builder::new()
+            .name(format!("emulated-worker-{worker}"))
+            .spawn(move || {
+                let result = if key.beta == EXACT {
+                    solver.solve_board(key.board).map(Verdict::Exact)
+                } else {
+                    solver.board_at_least(key.board, key.beta).map(|b| {
+                        if b {
+                            Verdict::AtLeast
+                        } else {
+                            Verdict::Below
+                        }
+                    })
+                };
+                gate.finish();
+                result
+            })
+            .map_err(|e| format!("simulated worker {worker}: cannot start its search: {e}"))?;
         self.running[worker] = Some(Running {
             issue: *issue,
             began: self.clock,
+            search: Some(search),
+            at: 0,
             end: None,
             verdict: None,
             nodes: 0,
@@ -183,50 +291,62 @@ impl Engine for EmuEngine<'_> {
 
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
         let (clock, rate, latency) = (self.clock, self.settings.rate, self.settings.latency);
-        if let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) {
-            match r.end {
-                // Handed out at this very moment: stopped before it ran.
-                None => {
-                    r.end = Some(clock + latency);
-                    r.verdict = None;
-                    r.nodes = 0;
-                }
-                Some(end) if end > clock + latency => {
-                    r.end = Some(clock + latency);
-                    r.verdict = None;
-                    r.nodes = ((clock - r.began).max(0.0) * rate) as u64;
-                }
-                Some(_) => {}
-            }
+        let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) else {
+            return Ok(());
+        };
+        if r.earliest(rate, latency) <= clock + latency {
+            // It answers before the stop reaches it.
+            return Ok(());
         }
+        let began = r.began;
+        if r.search.is_some() {
+            let _ = self.stop_search(worker);
+        }
+        let r = self.running[worker].as_mut().expect("found above");
+        r.end = Some(clock + latency);
+        r.verdict = None;
+        r.nodes = ((clock - began).max(0.0) * rate) as u64;
         Ok(())
     }
 
     fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
-        self.solve_pending()?;
-        let (w, end) = self
-            .running
-            .iter()
-            .enumerate()
-            .filter_map(|(w, r)| r.as_ref().and_then(|r| r.end).map(|e| (w, e)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .ok_or("no emulated unit is running")?;
-        if let Some(t) = until.filter(|&t| t < end) {
-            self.clock = self.clock.max(t);
-            return Ok(None);
+        loop {
+            let answered = self
+                .running
+                .iter()
+                .enumerate()
+                .filter_map(|(w, r)| r.as_ref().and_then(|r| r.end).map(|e| (w, e)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let horizon = answered
+                .map_or(f64::INFINITY, |a| a.1)
+                .min(until.unwrap_or(f64::INFINITY));
+            if self.advance(horizon) {
+                continue;
+            }
+            let Some((w, end)) = answered else {
+                if let Some(t) = until {
+                    self.clock = self.clock.max(t);
+                    return Ok(None);
+                }
+                return Err("no emulated unit is running".into());
+            };
+            if let Some(t) = until.filter(|&t| t < end) {
+                self.clock = self.clock.max(t);
+                return Ok(None);
+            }
+            let r = self.running[w].take().expect("found above");
+            self.clock = self.clock.max(end);
+            let seconds = end - r.began;
+            self.busy += seconds;
+            self.longest = self.longest.max(seconds);
+            return Ok(Some(Reply {
+                worker: w,
+                seq: r.issue.seq,
+                verdict: r.verdict,
+                nodes: r.nodes,
+                seconds,
+            }));
         }
-        let r = self.running[w].take().expect("found above");
-        self.clock = self.clock.max(end);
-        let seconds = end - r.began;
-        self.busy += seconds;
-        self.longest = self.longest.max(seconds);
-        Ok(Some(Reply {
-            worker: w,
-            seq: r.issue.seq,
-            verdict: r.verdict,
-            nodes: r.nodes,
-            seconds,
-        }))
     }
 
     fn now(&self) -> f64 {
@@ -238,9 +358,20 @@ impl Engine for EmuEngine<'_> {
     }
 }
 
+impl Drop for EmuEngine<'_> {
+    /// Stops the searches still waiting (a run that failed part way).
+    fn drop(&mut self) {
+        for w in 0..self.running.len() {
+            if self.running[w].as_ref().is_some_and(|r| r.search.is_some()) {
+                let _ = self.stop_search(w);
+            }
+        }
+    }
+}
+
 /// Emulates the solve of `tree` on `workers` simulated workers, each unit
-/// solved for real ([`UnitSolver`]) with `budget` (0: none), over
-/// `tables`.
+/// searched for real on its worker's own solver, with `budget` (0: none),
+/// over `tables`.
 ///
 /// # Errors
 /// A table that cannot be allocated, or a coordinator that cannot go on.
@@ -258,12 +389,14 @@ pub fn emulate(
         game,
         tables,
         settings,
-        solvers: (0..workers).map(|_| None).collect(),
+        workers: (0..workers).map(|_| None).collect(),
         running: (0..workers).map(|_| None).collect(),
         clock: 0.0,
         busy: 0.0,
         longest: 0.0,
         searched: 0,
+        progress_every: settings.progress_every,
+        noted: Instant::now(),
     };
     let done = coordinate(
         tree,
@@ -297,7 +430,7 @@ pub fn emulate(
         },
         solved: done.solved,
         searched_nodes: engine.searched,
-        workers_used: engine.solvers.iter().flatten().count(),
+        workers_used: engine.workers.iter().flatten().count(),
         wall_seconds: wall.elapsed().as_secs_f64(),
     })
 }

@@ -593,6 +593,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             presplit: a.presplit,
             preempt: !a.no_preempt,
             affinity: !a.no_affinity,
+            progress_every: 60.0,
         };
         let budget = a.budget.unwrap_or(config.budget);
         let mut rows = Vec::new();

@@ -305,7 +305,7 @@ impl SimReport {
         if self.emulation.is_some() {
             let _ = writeln!(
                 o,
-                "costs: each unit's nodes as its simulated worker's table made them (a unit stopped after it started counts the time it ran; its search went on to its end here, so its table kept entries a real worker's would not)"
+                "costs: each unit's nodes as its simulated worker's own table made them, its search held at each step of the simulated clock (a unit stopped part way counts the time it ran, and its table holds what it searched by then); nothing guessed"
             );
             return o;
         }

@@ -25,6 +25,7 @@
 
 pub mod analysis;
 pub mod config;
+pub mod gate;
 mod negamax;
 pub mod ordering;
 pub mod solver;
@@ -34,5 +35,6 @@ pub use analysis::{
     Analysis, AnalysisError, MoveValue, PieAnalysis, PvMove, Solution, TurnAnalysis, TurnValue,
 };
 pub use config::SearchConfig;
+pub use gate::{GateStop, NodeGate};
 pub use solver::{Interrupted, SearchStats, Solver, SolverError};
 pub use tt::{Bound, TranspositionTable, TtEntry};

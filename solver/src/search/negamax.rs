@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use super::config::SearchConfig;
+use super::gate::NodeGate;
 use super::ordering::{Child, Children};
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
 use crate::board::{Board, Game};
@@ -47,6 +48,8 @@ pub(crate) struct Shared<'a> {
     pub tt_min_seeds: u32,
     /// The user's interruption.
     pub stop: &'a AtomicBool,
+    /// A node limit to wait at, looked at with the stop flag.
+    pub gate: Option<&'a NodeGate>,
     /// Nodes visited, all workers together: each adds its count at every
     /// look at the stop flags and when it ends, so that the count grows
     /// during a long test.
@@ -191,7 +194,10 @@ impl<'a, 's> Worker<'a, 's> {
         self.nodes += 1;
         self.ticks += 1;
         if self.ticks & STOP_CHECK_MASK == 0 {
-            sh.nodes.fetch_add(STOP_CHECK_MASK + 1, Relaxed);
+            let nodes = sh.nodes.fetch_add(STOP_CHECK_MASK + 1, Relaxed) + STOP_CHECK_MASK + 1;
+            if let Some(gate) = sh.gate {
+                gate.pass(nodes);
+            }
             if sh.stop.load(Relaxed) || self.split.is_some_and(SplitPoint::cancelled) {
                 self.aborted = true;
                 return 0;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
+use super::gate::NodeGate;
 use super::negamax::{guess, Shared, Worker};
 use super::tt::TranspositionTable;
 use crate::board::{Board, Game};
@@ -178,6 +179,8 @@ pub struct Solver {
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
     stop: StopFlag,
+    /// A node limit the search waits at ([`Solver::set_gate`]).
+    gate: Option<Arc<NodeGate>>,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
     tests: AtomicU64,
@@ -228,6 +231,7 @@ impl Solver {
             probe,
             pool,
             stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
+            gate: None,
             nodes: AtomicU64::new(0),
             probe_hits: AtomicU64::new(0),
             tests: AtomicU64::new(0),
@@ -259,6 +263,14 @@ impl Solver {
     /// Makes `flag` (e.g. the CLI's Ctrl-C flag) the stop flag instead.
     pub fn watch_flag(&mut self, flag: &'static AtomicBool) {
         self.stop = StopFlag::Static(flag);
+    }
+
+    /// Makes every search of this solver wait at `gate`'s node limit
+    /// (counted as [`SearchStats::nodes`], so from the last
+    /// [`Solver::reset_stats`]). A search stopped through its stop flag
+    /// while it waits returns once the gate is released.
+    pub fn set_gate(&mut self, gate: Arc<NodeGate>) {
+        self.gate = Some(gate);
     }
 
     /// Counters since the solver was built or last reset.
@@ -343,6 +355,7 @@ impl Solver {
             key_seeds: self.index.key_seeds(),
             tt_min_seeds: probe.map_or(0, |p| p.max_seeds() + 1) + self.config.tt_skip,
             stop: self.stop.get(),
+            gate: self.gate.as_deref(),
             nodes: &self.nodes,
             split_seeds: if self.pool.is_some() {
                 probe.map_or(0, |p| p.max_seeds()) + self.config.split_seeds

@@ -1,0 +1,110 @@
+//! Emulating a run on many workers: every unit solved for real on its
+//! simulated worker's own table. The values and perfect games are the
+//! solver's on every worker count; one worker is never idle and its time
+//! is its nodes at the rate, and without a budget its units and nodes
+//! are those of one real worker; a stopped unit never counts more nodes than
+//! were searched; more workers finish sooner.
+
+use kalah_dist::coordinator::{coordinate, Discard, Settings};
+use kalah_dist::emulate::{emulate, EmuSettings};
+use kalah_dist::local::LocalEngine;
+use kalah_dist::plan::TopTree;
+use kalah_dist::report::replay;
+use kalah_dist::unit::RunIdentity;
+use kalah_dist::worker::UnitSolver;
+use kalah_solver::search::SearchConfig;
+use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules, Solver};
+
+const SETTINGS: EmuSettings = EmuSettings {
+    rate: 1e6,
+    latency: 1e-4,
+    tt_mb: 4,
+    threads: 2,
+    presplit: 0.25,
+    preempt: true,
+    affinity: true,
+    progress_every: 0.0,
+};
+
+#[test]
+fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
+    for (pits, seeds, capture, end, frontier, budget) in [
+        (4, 4, CaptureRule::Empty, EndRule::Sweep, 5, 3000),
+        (4, 3, CaptureRule::Standard, EndRule::Sweep, 4, 0),
+        (5, 3, CaptureRule::Standard, EndRule::NoSweep, 5, 2000),
+    ] {
+        let rules = Rules { capture, end };
+        let game = Game::new(pits, rules);
+        let start = Position::start(pits, seeds).unwrap();
+        let identity = RunIdentity {
+            pits,
+            rules: rules.slug(),
+            table_seeds: 0,
+        };
+        let solver = Solver::new(game.clone(), SearchConfig::default(), None).unwrap();
+        let value = solver.solve(&start).unwrap();
+        let name = format!("Kalah({pits},{seeds}) {}", rules.slug());
+        let mut seconds = Vec::new();
+        for workers in [1, 4, 32] {
+            let tree = TopTree::new(&game, None, frontier, start, workers);
+            let e = emulate(&tree, &identity, &game, None, workers, budget, SETTINGS).unwrap();
+            let at = format!("{name} on {workers} workers");
+            assert_eq!(e.solved.value, value, "{at}");
+            let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
+            assert_eq!(replay(&game, start, &houses).unwrap(), value, "{at}");
+            assert!(e.sim.units > 0 && e.sim.nodes > 0, "{at}");
+            assert!(e.workers_used <= workers, "{at}");
+            // A stopped unit counts the nodes to its stop, never more
+            // than its slices searched.
+            assert!(
+                e.sim.nodes <= e.searched_nodes,
+                "{at}: {} nodes counted, {} searched",
+                e.sim.nodes,
+                e.searched_nodes
+            );
+            if workers == 1 && budget == 0 {
+                // Held at its gate or not, a search is the same search:
+                // one emulated worker searches what one real worker with
+                // the same table does, node for node.
+                let mut real =
+                    LocalEngine::new(UnitSolver::new(game.clone(), None, SETTINGS.tt_mb).unwrap());
+                let done = coordinate(
+                    &tree,
+                    &identity,
+                    &[],
+                    &mut real,
+                    &mut Discard,
+                    Settings {
+                        budget,
+                        presplit: SETTINGS.presplit,
+                        preempt: SETTINGS.preempt,
+                        affinity: SETTINGS.affinity,
+                        progress_every: 0.0,
+                    },
+                )
+                .unwrap();
+                assert_eq!(done.counts.units, e.sim.units, "{at}");
+                assert_eq!(done.counts.total_nodes(), e.sim.nodes, "{at}");
+            }
+            if workers == 1 {
+                // One worker runs one unit after another, never idle: its
+                // time is its nodes at the rate and a latency a unit.
+                assert!(e.sim.idle() < 1e-9, "{at}: idle {}", e.sim.idle());
+                let units = e.sim.units + e.sim.cancelled_units;
+                let expected = e.sim.nodes as f64 / SETTINGS.rate + units as f64 * SETTINGS.latency;
+                assert!(
+                    (e.sim.seconds - expected).abs() <= 1e-6 * expected + 1e-3,
+                    "{at}: {} s, nodes at the rate {expected} s",
+                    e.sim.seconds
+                );
+            }
+            seconds.push(e.sim.seconds);
+        }
+        assert!(
+            seconds[2] < seconds[0],
+            "{name}: 32 workers {} s, one {} s",
+            seconds[2],
+            seconds[0]
+        );
+    }
+}
