@@ -108,3 +108,77 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
         );
     }
 }
+
+/// `kalah-dist simulate --emulate` over a run's work directory: the JSON
+/// names every worker count's value (the run's), speedup and emulation,
+/// with nothing guessed; the replay's options that mean nothing to an
+/// emulation are refused.
+#[test]
+fn simulate_emulate_reports_each_worker_count() {
+    let bin = env!("CARGO_BIN_EXE_kalah-dist");
+    let work = std::env::temp_dir().join(format!("kalah-dist-emulate-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let solve = std::process::Command::new(bin)
+        .args([
+            "solve",
+            "--pits",
+            "4",
+            "--seeds",
+            "3",
+            "--no-tables",
+            "--local",
+        ])
+        .args(["--unit-budget", "2000", "--json", "--work"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    assert!(
+        solve.status.success(),
+        "{}",
+        String::from_utf8_lossy(&solve.stderr)
+    );
+    let solved: serde_json::Value = serde_json::from_slice(&solve.stdout).unwrap();
+    let emulate = |extra: &[&str]| {
+        std::process::Command::new(bin)
+            .args([
+                "simulate",
+                "--emulate",
+                "--workers",
+                "1,4",
+                "--tt-mb",
+                "4",
+                "--json",
+            ])
+            .args(extra)
+            .arg("--work")
+            .arg(&work)
+            .output()
+            .unwrap()
+    };
+    let out = emulate(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = report["emulation"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["value"], solved["value"], "{r}");
+        assert!(r["searched_nodes"].as_u64().unwrap() > 0, "{r}");
+    }
+    for r in report["runs"].as_array().unwrap() {
+        assert_eq!(r["guessed_units"], 0, "{r}");
+        assert!(r["speedup"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert_eq!(report["runs"][0]["speedup"], 1.0);
+    let refused = emulate(&["--fill"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--fill"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    std::fs::remove_dir_all(&work).unwrap();
+}
