@@ -154,15 +154,34 @@ impl EmuEngine<'_> {
     }
 
     /// Lets every unanswered unit that could end before `horizon`
-    /// (simulated seconds) search on to it: each to the nodes that take
-    /// it there at the rate (at least [`MIN_SLICE`] more; no limit when
-    /// `horizon` is infinite), where it waits, or to its answer. Units go
+    /// (simulated seconds; infinite: no answer known and no deadline, see
+    /// below) search on to it: each to the nodes that take it there at the
+    /// rate (at least [`MIN_SLICE`] more), where it waits, or to its
+    /// answer. Units go
     /// side by side, the settings' threads at a time. A test that passes
     /// its split budget is stopped there and split.
     ///
     /// Returns whether any unit searched.
     fn advance(&mut self, horizon: f64) -> bool {
         let (rate, latency) = (self.settings.rate, self.settings.latency);
+        let open: Vec<f64> = self
+            .running
+            .iter()
+            .flatten()
+            .filter(|r| r.end.is_none())
+            .map(|r| r.earliest(rate, latency))
+            .collect();
+        // No answer known and no deadline: the first unit to end is the
+        // next event, so all search on in steps of a quarter of the
+        // simulated time since the clock (at least MIN_SLICE nodes), never
+        // more than that past the first answer; one unit alone runs to its
+        // end.
+        let horizon = if horizon.is_infinite() && open.len() > 1 {
+            let first = open.iter().copied().fold(f64::INFINITY, f64::min);
+            first + (0.25 * (first - self.clock)).max(MIN_SLICE as f64 / rate)
+        } else {
+            horizon
+        };
         let behind: Vec<(usize, u64)> = (0..self.running.len())
             .filter_map(|w| {
                 let r = self.running[w].as_ref()?;
