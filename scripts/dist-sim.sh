@@ -5,6 +5,7 @@
 # predicted wall times.
 #
 #   scripts/dist-sim.sh [--work DIR] [--workers 1,8,64,512,4096] [--fill]
+#                       [--emulate [--budget NODES]]
 #                       [--fill-threads N] [--fill-cap UNITS] [--tt-mb MB]
 #                       [--rate NODES_PER_S] [--latency S] [--waves S]
 #                       [--growth G] [--tables DIR] [--json]
@@ -21,6 +22,12 @@
 # Stopped, it keeps every unit it solved; run it again to go on. It can
 # take long: each round prints how many units it will solve; run it
 # under `nice` on a shared machine.
+# --emulate replays nothing: it runs the solve again on each simulated
+# worker count, every unit searched here on its simulated worker's own
+# table (--tt-mb MiB each: mind the memory) when the coordinator hands it
+# out, held at each step of the simulated clock, so that what units cost
+# on many workers is measured, not guessed (work about a real run's on
+# that many workers; rate default 2e6).
 # The rate defaults to the recorded units' own nodes over seconds (on a
 # shared machine, pass the one-core rate of `kalah solve --threads 1`);
 # the latency to 100 us (`kalah-dist ping` measures the real one).
@@ -33,7 +40,7 @@ args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --work) work=$2; shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
     esac
 done

@@ -98,6 +98,11 @@ pub struct Finished {
     /// workers finishes this schedule sooner than the sum of their
     /// running times; the rest of each link is a wait for a free worker.
     pub chain: Vec<Link>,
+    /// Times the coordinator planned the top tree, and the wall-clock
+    /// seconds it spent on it: the coordinator's own work, which a
+    /// simulated clock does not count.
+    pub plans: u64,
+    pub plan_seconds: f64,
 }
 
 /// One unit of the critical chain ([`Finished::chain`]). Times are engine
@@ -231,6 +236,8 @@ pub fn coordinate(
         root: RootState::default(),
         timeline: Vec::new(),
         chain: Vec::new(),
+        plans: 0,
+        plan_seconds: 0.0,
     };
     let mut steps = 0;
     let mut seq = 0;
@@ -272,7 +279,10 @@ pub fn coordinate(
                 .collect(),
             None => HashSet::new(),
         };
+        let planning = Instant::now();
         let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
+        done.plans += 1;
+        done.plan_seconds += planning.elapsed().as_secs_f64();
         let now = engine.now() - started;
         let decided = root_steps(&plan.root);
         while steps < decided.len() {
@@ -333,7 +343,7 @@ pub fn coordinate(
                 stopped: None,
             });
             if settings.affinity {
-                for &b in near(&key.board, &plan.paths[i]) {
+                for &b in near(&key.board, plan.paths[i].as_slice()) {
                     owners.insert(b, w);
                 }
             }
@@ -467,7 +477,7 @@ fn assign(
                 if left == 0 {
                     break;
                 }
-                let home = near(&plan.needed[i].board, &plan.paths[i])
+                let home = near(&plan.needed[i].board, plan.paths[i].as_slice())
                     .filter_map(|b| owners.get(b).copied())
                     .find(|&w| free.get(w) == Some(&true));
                 if let Some(w) = home {
@@ -637,6 +647,7 @@ fn take(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Above;
 
     fn board(n: u128) -> Board {
         Board::from_packed(n)
@@ -652,7 +663,7 @@ mod tests {
             })
             .collect();
         let paths = (0..6)
-            .map(|i| vec![board(0), board(if i < 3 { 1 } else { 2 })])
+            .map(|i| Above::of(&[board(0), board(if i < 3 { 1 } else { 2 })]))
             .collect();
         Plan {
             expect: vec![true; needed.len()],

@@ -45,7 +45,7 @@ use kalah_solver::Game;
 use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
 use crate::plan::Solved;
 use crate::plan::TopTree;
-use crate::sim::{Chain, Needs, SimResult};
+use crate::sim::{Needs, SimResult};
 use crate::unit::{RunIdentity, Verdict, EXACT};
 
 /// How the emulated workers run.
@@ -431,23 +431,18 @@ pub fn emulate(
             progress_every: 0.0,
         },
     )?;
-    let none = Needs::default();
+    let solved = done.solved.clone();
+    let sim = SimResult::of(
+        tree,
+        workers,
+        done,
+        (engine.busy, engine.longest),
+        Needs::default(),
+        0,
+    );
     Ok(EmuResult {
-        sim: SimResult {
-            workers,
-            ahead: tree.ahead,
-            seconds: done.seconds,
-            busy_seconds: engine.busy,
-            units: done.counts.units,
-            cancelled_units: done.counts.cancelled_units,
-            nodes: done.counts.total_nodes(),
-            longest_unit: engine.longest,
-            chain: Chain::of(&done.chain, &done.timeline, &none),
-            timeline: done.timeline,
-            unrecorded: Vec::new(),
-            filled_issues: 0,
-        },
-        solved: done.solved,
+        sim,
+        solved,
         searched_nodes: engine.searched,
         workers_used: engine.workers.iter().flatten().count(),
         wall_seconds: wall.elapsed().as_secs_f64(),

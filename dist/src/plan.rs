@@ -43,8 +43,12 @@
 //!    proof, the rest are units). While a move waits on units, the walk
 //!    goes on below it as speculation, the move assumed to keep the value.
 
-use std::cell::{OnceCell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::hash_map::Entry;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use kalah_solver::search::ordering::{Child, Children};
 use kalah_solver::search::PvMove;
@@ -108,12 +112,12 @@ pub struct Plan {
     /// For each of [`Plan::needed`]: whether its test is expected to hold
     /// (exact units: true).
     pub expect: Vec<bool>,
-    /// For each of [`Plan::needed`]: the top-tree boards the replay went
-    /// through to reach it, the test's start first (for a transposition,
-    /// the first way reached). Units with a common ancestor share much of
+    /// For each of [`Plan::needed`]: the last [`PATH_KEPT`] top-tree boards
+    /// the replay went through to reach it, outermost first (for a
+    /// transposition, the first way reached). Units with a common ancestor share much of
     /// their subtrees, so a worker that searched one has much of the
     /// next in its transposition table (see the coordinator's dispatch).
-    pub paths: Vec<Vec<Board>>,
+    pub paths: Vec<Above>,
     /// How many of [`Plan::needed`] (the first ones) the search needs; the
     /// rest are speculation.
     pub required: usize,
@@ -159,9 +163,12 @@ pub struct TopTree<'a> {
     /// either). [`AHEAD_TESTS`] by default.
     pub ahead: usize,
     /// The move order of each top-tree board, computed once.
-    pub orders: RefCell<HashMap<Board, Vec<Child>>>,
+    pub orders: RefCell<FxHashMap<Board, Rc<[Child]>>>,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
+    /// The last plan's count of units and of boards with a path: the next
+    /// pass starts with room for as many.
+    sizes: Cell<(usize, usize)>,
 }
 
 /// One replay: a walk over the top tree that learns derived facts and
@@ -171,7 +178,7 @@ struct Pass<'a, 'f> {
     facts: &'f mut Facts,
     needed: Vec<UnitKey>,
     expect: Vec<bool>,
-    seen: HashSet<UnitKey>,
+    seen: FxHashSet<UnitKey>,
     /// Speculative units, with their expectations (repeats allowed).
     spec: Vec<(UnitKey, bool)>,
     /// Inside a speculative subtree.
@@ -189,8 +196,9 @@ struct Pass<'a, 'f> {
     ahead: u32,
     /// The top-tree boards being expanded, outermost first.
     path: Vec<Board>,
-    /// Each unit's [`Pass::path`] when first needed (see [`Plan::paths`]).
-    paths: HashMap<UnitKey, Vec<Board>>,
+    /// Each unit's [`Pass::path`] when first needed, its last
+    /// [`PATH_KEPT`] boards (see [`Plan::paths`]).
+    paths: FxHashMap<UnitKey, Above>,
 }
 
 impl<'a> TopTree<'a> {
@@ -209,7 +217,8 @@ impl<'a> TopTree<'a> {
             start,
             speculate,
             ahead: AHEAD_TESTS,
-            orders: RefCell::new(HashMap::new()),
+            orders: RefCell::new(FxHashMap::default()),
+            sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
         }
     }
@@ -233,12 +242,13 @@ impl<'a> TopTree<'a> {
     /// Facts that contradict each other.
     pub fn plan_hot(&self, facts: &mut Facts, hot: &HashSet<UnitKey>) -> Result<Plan, PlanError> {
         let empty = HashSet::new();
+        let (units, paths) = self.sizes.get();
         let mut pass = Pass {
             tree: self,
             facts,
-            needed: Vec::new(),
-            expect: Vec::new(),
-            seen: HashSet::new(),
+            needed: Vec::with_capacity(units),
+            expect: Vec::with_capacity(units),
+            seen: FxHashSet::with_capacity_and_hasher(units, Default::default()),
             spec: Vec::new(),
             speculating: 0,
             hot: if hot.is_empty() { &empty } else { hot },
@@ -247,7 +257,7 @@ impl<'a> TopTree<'a> {
             ahead_units: Vec::new(),
             ahead: 0,
             path: Vec::new(),
-            paths: HashMap::new(),
+            paths: FxHashMap::with_capacity_and_hasher(paths, Default::default()),
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
@@ -272,11 +282,11 @@ impl<'a> TopTree<'a> {
                 pass.expect.push(expect);
             }
         }
-        let mut paths = std::mem::take(&mut pass.paths);
+        self.sizes.set((pass.needed.len(), pass.paths.len()));
         let paths = pass
             .needed
             .iter()
-            .map(|k| paths.remove(k).unwrap_or_default())
+            .map(|k| pass.paths.get(k).copied().unwrap_or_default())
             .collect();
         Ok(Plan {
             paths,
@@ -292,9 +302,9 @@ impl<'a> TopTree<'a> {
 
     /// The children of a top-tree board, best first by a shallow search
     /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
-    fn order(&self, board: Board) -> Vec<Child> {
+    fn order(&self, board: Board) -> Rc<[Child]> {
         if let Some(kids) = self.orders.borrow().get(&board) {
-            return kids.clone();
+            return Rc::clone(kids);
         }
         let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
             .as_slice()
@@ -307,8 +317,8 @@ impl<'a> TopTree<'a> {
             .collect();
         // Stable: equal scores keep the engine's order.
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let kids: Vec<Child> = scored.into_iter().map(|(_, c)| c).collect();
-        self.orders.borrow_mut().insert(board, kids.clone());
+        let kids: Rc<[Child]> = scored.into_iter().map(|(_, c)| c).collect();
+        self.orders.borrow_mut().insert(board, Rc::clone(&kids));
         kids
     }
 
@@ -341,26 +351,28 @@ impl<'a> TopTree<'a> {
 
 impl Pass<'_, '_> {
     fn need(&mut self, key: UnitKey, expect: bool) {
-        if !self.paths.contains_key(&key) {
-            self.paths.insert(key, self.path.clone());
-        }
-        if self.ahead > 0 {
+        let listed = if self.ahead > 0 {
             // Only what the later test itself would need first: not its
             // own speculation.
-            if self.speculating == 0 && self.ahead_units.len() < self.tree.speculate {
-                self.ahead_units.push((key, expect));
-            }
+            self.speculating == 0
+                && push_below(&mut self.ahead_units, key, expect, self.tree.speculate)
         } else if self.speculating > 0 {
-            if self.spec.len() < self.tree.speculate {
-                self.spec.push((key, expect));
-            }
+            push_below(&mut self.spec, key, expect, self.tree.speculate)
         } else if self.heating > 0 {
-            if self.below_hot.len() < self.tree.speculate {
-                self.below_hot.push((key, expect));
-            }
+            push_below(&mut self.below_hot, key, expect, self.tree.speculate)
         } else if self.seen.insert(key) {
             self.needed.push(key);
             self.expect.push(expect);
+            true
+        } else {
+            false
+        };
+        // The path of a unit on no list would never be read: a full
+        // speculation list turns many units away on every pass.
+        if listed {
+            if let Entry::Vacant(e) = self.paths.entry(key) {
+                e.insert(Above::of(&self.path));
+            }
         }
     }
 
@@ -687,7 +699,7 @@ impl Pass<'_, '_> {
             self.path.push(pos.board());
             let kids = self.tree.order(pos.board());
             let mut chosen = None;
-            for c in &kids {
+            for c in kids.iter() {
                 // The child keeps the value: its own value is exactly what
                 // the parent's value leaves it (bounded above by it always).
                 let g = c.sown.gain as i32;
@@ -827,6 +839,45 @@ impl Mtdf {
 /// Root tests planned ahead of the pending one, in depth, by default
 /// ([`TopTree::ahead`]).
 pub const AHEAD_TESTS: usize = 2;
+
+/// Pushes `(key, expect)` on `list` if it holds fewer than `cap`; whether
+/// it did.
+fn push_below(list: &mut Vec<(UnitKey, bool)>, key: UnitKey, expect: bool, cap: usize) -> bool {
+    let room = list.len() < cap;
+    if room {
+        list.push((key, expect));
+    }
+    room
+}
+
+/// How many of the boards above a unit [`Plan::paths`] keeps: as many as
+/// the coordinator's dispatch looks at ([`crate::coordinator::NEAR_PLIES`]).
+pub const PATH_KEPT: usize = crate::coordinator::NEAR_PLIES;
+
+/// The last [`PATH_KEPT`] (or fewer) top-tree boards above a unit,
+/// outermost first ([`Plan::paths`]): held in place, since a plan keeps one
+/// for each of thousands of units and is made again on every answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Above {
+    boards: [Board; PATH_KEPT],
+    len: u8,
+}
+
+impl Above {
+    /// The last [`PATH_KEPT`] boards of `path`.
+    pub fn of(path: &[Board]) -> Above {
+        let kept = &path[path.len().saturating_sub(PATH_KEPT)..];
+        let mut above = Above::default();
+        above.boards[..kept.len()].copy_from_slice(kept);
+        above.len = kept.len() as u8;
+        above
+    }
+
+    /// The boards, outermost first.
+    pub fn as_slice(&self) -> &[Board] {
+        &self.boards[..usize::from(self.len)]
+    }
+}
 
 /// Sowings of the shallow search that picks the first guess's path.
 const GUESS_DEPTH: u32 = 6;

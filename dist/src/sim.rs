@@ -40,7 +40,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::coordinator::{coordinate, Discard, Engine, Issue, Link, Reply, Settings};
+use crate::coordinator::{coordinate, Discard, Engine, Finished, Issue, Link, Reply, Settings};
 use crate::facts::Facts;
 use crate::plan::TopTree;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
@@ -70,9 +70,43 @@ pub struct SimResult {
     pub filled_issues: u64,
     /// What bounds the run: its critical chain.
     pub chain: Chain,
+    /// Times the coordinator planned the top tree, and the wall-clock
+    /// seconds that took here (not on the simulated clock).
+    pub plans: u64,
+    pub plan_seconds: f64,
 }
 
 impl SimResult {
+    /// The account of a run of the coordinator over `tree` on `workers`
+    /// simulated workers: what it found and spent (`done`), the workers'
+    /// `(busy, longest unit)` seconds, the units it guessed and the issues
+    /// answered from filled records.
+    pub(crate) fn of(
+        tree: &TopTree<'_>,
+        workers: usize,
+        done: Finished,
+        (busy, longest): (f64, f64),
+        guessed: Needs,
+        filled_issues: u64,
+    ) -> SimResult {
+        SimResult {
+            plans: done.plans,
+            plan_seconds: done.plan_seconds,
+            workers,
+            ahead: tree.ahead,
+            seconds: done.seconds,
+            busy_seconds: busy,
+            units: done.counts.units,
+            cancelled_units: done.counts.cancelled_units,
+            nodes: done.counts.total_nodes(),
+            longest_unit: longest,
+            chain: Chain::of(&done.chain, &done.timeline, &guessed),
+            timeline: done.timeline,
+            unrecorded: guessed.into_vec(),
+            filled_issues,
+        }
+    }
+
     /// The fraction of worker time spent idle.
     pub fn idle(&self) -> f64 {
         1.0 - self.busy_seconds / (self.seconds * self.workers as f64)
@@ -121,7 +155,7 @@ pub struct ChainStep {
 impl Chain {
     /// Sums `links`, each to the first step of `timeline` decided at or
     /// after its answer; `guessed` says which units' costs were guessed.
-    pub(crate) fn of(links: &[Link], timeline: &[(f64, String)], guessed: &Needs) -> Chain {
+    fn of(links: &[Link], timeline: &[(f64, String)], guessed: &Needs) -> Chain {
         let mut c = Chain {
             steps: timeline
                 .iter()
@@ -567,18 +601,12 @@ pub fn simulate(
         message,
         guessed: std::mem::take(&mut engine.unrecorded).into_vec(),
     })?;
-    Ok(SimResult {
+    Ok(SimResult::of(
+        tree,
         workers,
-        ahead: tree.ahead,
-        seconds: done.seconds,
-        busy_seconds: engine.busy,
-        units: done.counts.units,
-        cancelled_units: done.counts.cancelled_units,
-        nodes: done.counts.total_nodes(),
-        longest_unit: engine.longest,
-        chain: Chain::of(&done.chain, &done.timeline, &engine.unrecorded),
-        timeline: done.timeline,
-        unrecorded: engine.unrecorded.into_vec(),
-        filled_issues: engine.filled,
-    })
+        done,
+        (engine.busy, engine.longest),
+        engine.unrecorded,
+        engine.filled,
+    ))
 }

@@ -32,6 +32,11 @@ pub struct SimRun {
     /// Issues answered from filled records (solved by `--fill`).
     pub filled_issues: u64,
     pub critical_chain: Chain,
+    /// Times the coordinator planned the top tree, and the wall-clock
+    /// seconds that took in this process (the simulated clock does not
+    /// count them; a real coordinator spends them while workers wait).
+    pub plans: u64,
+    pub plan_seconds: f64,
     /// `[seconds, step]` when each step of the root search was decided.
     pub timeline: Vec<(f64, String)>,
 }
@@ -124,6 +129,8 @@ impl SimReport {
                 guessed_units: r.unrecorded.len(),
                 filled_issues: r.filled_issues,
                 critical_chain: r.chain.clone(),
+                plans: r.plans,
+                plan_seconds: r.plan_seconds,
                 timeline: r.timeline.clone(),
             })
             .collect();
@@ -282,6 +289,16 @@ impl SimReport {
                 c.guessed_units,
                 c.guessed_seconds,
                 steps.join(", ")
+            );
+        }
+        for r in &self.runs {
+            let _ = writeln!(
+                o,
+                "{:>8} workers: the coordinator planned {} times, {:.1} s here ({:.2} ms a plan; not on the simulated clock)",
+                r.workers,
+                r.plans,
+                r.plan_seconds,
+                1e3 * r.plan_seconds / r.plans.max(1) as f64
             );
         }
         if let Some(g) = self.growth {
