@@ -1,7 +1,7 @@
 //! What the coordinator knows about board values: bounds from unit results
 //! and from the top-tree nodes they decided.
 
-use rustc_hash::FxHashMap;
+use foldhash::HashMap as FoldMap;
 
 use kalah_solver::Board;
 
@@ -31,7 +31,7 @@ impl Default for Bounds {
 /// bound never has to be taken back: facts only accumulate.
 #[derive(Default)]
 pub struct Facts {
-    map: FxHashMap<Board, Bounds>,
+    map: FoldMap<Board, Bounds>,
 }
 
 impl Facts {

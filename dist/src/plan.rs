@@ -48,7 +48,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use foldhash::{HashMap as FoldMap, HashMapExt, HashSet as FoldSet, HashSetExt};
 
 use kalah_solver::search::ordering::{Child, Children};
 use kalah_solver::search::PvMove;
@@ -163,7 +163,7 @@ pub struct TopTree<'a> {
     /// either). [`AHEAD_TESTS`] by default.
     pub ahead: usize,
     /// The move order of each top-tree board, computed once.
-    pub orders: RefCell<FxHashMap<Board, Rc<[Child]>>>,
+    pub orders: RefCell<FoldMap<Board, Rc<[Child]>>>,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
     /// The last plan's count of units and of boards with a path: the next
@@ -178,7 +178,7 @@ struct Pass<'a, 'f> {
     facts: &'f mut Facts,
     needed: Vec<UnitKey>,
     expect: Vec<bool>,
-    seen: FxHashSet<UnitKey>,
+    seen: FoldSet<UnitKey>,
     /// Speculative units, with their expectations (repeats allowed).
     spec: Vec<(UnitKey, bool)>,
     /// Inside a speculative subtree.
@@ -198,7 +198,7 @@ struct Pass<'a, 'f> {
     path: Vec<Board>,
     /// Each unit's [`Pass::path`] when first needed, its last
     /// [`PATH_KEPT`] boards (see [`Plan::paths`]).
-    paths: FxHashMap<UnitKey, Above>,
+    paths: FoldMap<UnitKey, Above>,
 }
 
 impl<'a> TopTree<'a> {
@@ -217,7 +217,7 @@ impl<'a> TopTree<'a> {
             start,
             speculate,
             ahead: AHEAD_TESTS,
-            orders: RefCell::new(FxHashMap::default()),
+            orders: RefCell::new(FoldMap::new()),
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
         }
@@ -248,7 +248,7 @@ impl<'a> TopTree<'a> {
             facts,
             needed: Vec::with_capacity(units),
             expect: Vec::with_capacity(units),
-            seen: FxHashSet::with_capacity_and_hasher(units, Default::default()),
+            seen: FoldSet::with_capacity(units),
             spec: Vec::new(),
             speculating: 0,
             hot: if hot.is_empty() { &empty } else { hot },
@@ -257,7 +257,7 @@ impl<'a> TopTree<'a> {
             ahead_units: Vec::new(),
             ahead: 0,
             path: Vec::new(),
-            paths: FxHashMap::with_capacity_and_hasher(paths, Default::default()),
+            paths: FoldMap::with_capacity(paths),
         };
         let mut root = RootState::default();
         let solved = pass.drive(&mut root)?;
