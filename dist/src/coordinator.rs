@@ -396,12 +396,14 @@ pub fn coordinate(
             last_note = Instant::now();
             let busy = flight.iter().flatten().count();
             eprintln!(
-                "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}",
+                "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}; {} plans, {:.1} ms a plan",
                 done.counts.units,
                 done.counts.units_this_run,
                 busy,
                 plan.needed.len().saturating_sub(busy),
-                root_text(&plan.root)
+                root_text(&plan.root),
+                done.plans,
+                1e3 * done.plan_seconds / done.plans as f64
             );
         }
     }

@@ -428,7 +428,7 @@ pub fn emulate(
             presplit: settings.presplit,
             preempt: settings.preempt,
             affinity: settings.affinity,
-            progress_every: 0.0,
+            progress_every: settings.progress_every,
         },
     )?;
     let solved = done.solved.clone();
