@@ -114,9 +114,10 @@ pub struct Plan {
     pub expect: Vec<bool>,
     /// For each of [`Plan::needed`]: the last [`PATH_KEPT`] top-tree boards
     /// the replay went through to reach it, outermost first (for a
-    /// transposition, the first way reached). Units with a common ancestor share much of
-    /// their subtrees, so a worker that searched one has much of the
-    /// next in its transposition table (see the coordinator's dispatch).
+    /// transposition, the way it was first listed). Units with a common
+    /// ancestor share much of their subtrees, so a worker that searched
+    /// one has much of the next in its transposition table (see the
+    /// coordinator's dispatch).
     pub paths: Vec<Above>,
     /// How many of [`Plan::needed`] (the first ones) the search needs; the
     /// rest are speculation.
