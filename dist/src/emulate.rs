@@ -29,6 +29,9 @@
 //!   the node rate is the same for every unit and worker;
 //! * a test is split when its search passes the unit budget, as a real
 //!   worker's is (within its polling);
+//! * the coordinator's own work (planning the top tree on every answer)
+//!   takes no simulated time; [`SimResult::plan_seconds`] says what it
+//!   took here;
 //! * workers are identical and never fail.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -38,13 +41,11 @@ use std::time::Instant;
 
 use kalah::service::setup::{new_solver, StopBy};
 use kalah_solver::search::{GateStop, Interrupted, NodeGate, SearchConfig, Solver};
-
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
 use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
-use crate::plan::Solved;
-use crate::plan::TopTree;
+use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
 use crate::unit::{RunIdentity, Verdict, EXACT};
 
@@ -57,8 +58,8 @@ pub struct EmuSettings {
     pub latency: f64,
     /// Each simulated worker's transposition table, MiB.
     pub tt_mb: usize,
-    /// Threads of this process solving units handed out at the same
-    /// simulated moment.
+    /// Units searching at once in this process: each step of the clock
+    /// lets its units search on this many at a time.
     pub threads: usize,
     /// The coordinator's [`Settings::presplit`], [`Settings::preempt`] and
     /// [`Settings::affinity`].
@@ -76,8 +77,9 @@ pub struct EmuSettings {
 pub struct EmuResult {
     pub sim: SimResult,
     pub solved: Solved,
-    /// Nodes this process searched: those of every unit, stopped ones to
-    /// their end (their simulated cost counts only what they ran).
+    /// Nodes this process searched: those of every unit, a stopped one's
+    /// up to the step of the clock it was stopped in (its simulated cost
+    /// counts only the time it ran).
     pub searched_nodes: u64,
     /// Simulated workers that were handed a unit (each a table).
     pub workers_used: usize,

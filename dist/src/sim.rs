@@ -34,6 +34,9 @@
 //!   imply, else the one the top tree expects. The simulation goes on to
 //!   find every unit its schedule needs, but its times are then not
 //!   measured ones; none is left once the record is filled;
+//! * the coordinator's own work (planning the top tree on every answer)
+//!   takes no simulated time; [`SimResult::plan_seconds`] says what it
+//!   took here;
 //! * workers are identical and never fail.
 
 use std::collections::HashMap;
