@@ -48,6 +48,7 @@ use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
 use crate::unit::{RunIdentity, Verdict, EXACT};
+use crate::worker::search_unit;
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -118,8 +119,25 @@ struct Running {
 impl Running {
     /// The earliest it can end: after the nodes already searched.
     fn earliest(&self, rate: f64, latency: f64) -> f64 {
-        self.end
-            .unwrap_or(self.began + latency + self.at as f64 / rate)
+        self.end.unwrap_or(self.ends_after(self.at, rate, latency))
+    }
+
+    /// When it ends after `nodes` nodes.
+    fn ends_after(&self, nodes: u64, rate: f64, latency: f64) -> f64 {
+        self.began + latency + nodes as f64 / rate
+    }
+
+    /// The nodes past which a test is split (`None`: an exact unit, or no
+    /// budget).
+    fn split_budget(&self) -> Option<u64> {
+        (self.issue.budget > 0 && self.issue.key.beta != EXACT).then_some(self.issue.budget)
+    }
+
+    /// Answered (`Some` verdict, or split) after `nodes` nodes.
+    fn settle(&mut self, verdict: Option<Verdict>, nodes: u64, rate: f64, latency: f64) {
+        self.verdict = verdict;
+        self.nodes = nodes;
+        self.end = Some(self.ends_after(nodes, rate, latency));
     }
 }
 
@@ -159,9 +177,8 @@ impl EmuEngine<'_> {
     /// (simulated seconds; infinite: no answer known and no deadline, see
     /// below) search on to it: each to the nodes that take it there at the
     /// rate (at least [`MIN_SLICE`] more), where it waits, or to its
-    /// answer. Units go
-    /// side by side, the settings' threads at a time. A test that passes
-    /// its split budget is stopped there and split.
+    /// answer. Units go side by side, the settings' threads at a time. A
+    /// test that passes its split budget is stopped there and split.
     ///
     /// Returns whether any unit searched.
     fn advance(&mut self, horizon: f64) -> bool {
@@ -195,8 +212,8 @@ impl EmuEngine<'_> {
                 } else {
                     u64::MAX
                 };
-                if r.issue.budget > 0 && r.issue.key.beta != EXACT {
-                    limit = limit.min(r.issue.budget + 1);
+                if let Some(budget) = r.split_budget() {
+                    limit = limit.min(budget + 1);
                 }
                 Some((w, limit))
             })
@@ -215,21 +232,17 @@ impl EmuEngine<'_> {
                 match stop {
                     GateStop::Paused(n) => {
                         r.at = n;
-                        if r.issue.budget > 0 && r.issue.key.beta != EXACT && n > r.issue.budget {
+                        if r.split_budget().is_some_and(|budget| n > budget) {
                             let (_, nodes) = self.stop_search(w);
                             let r = self.running[w].as_mut().expect("behind");
-                            r.verdict = Some(Verdict::Split);
-                            r.nodes = nodes;
-                            r.end = Some(r.began + latency + nodes as f64 / rate);
+                            r.settle(Some(Verdict::Split), nodes, rate, latency);
                         }
                     }
                     GateStop::Finished => {
                         let (result, nodes) = self.stop_search(w);
                         let r = self.running[w].as_mut().expect("behind");
                         // A search that was never stopped returns its answer.
-                        r.verdict = result.ok();
-                        r.nodes = nodes;
-                        r.end = Some(r.began + latency + nodes as f64 / rate);
+                        r.settle(result.ok(), nodes, rate, latency);
                     }
                 }
             }
@@ -283,17 +296,7 @@ impl Engine for EmuEngine<'_> {
         let search = std::thread::Builder::new()
             .name(format!("emulated-worker-{worker}"))
             .spawn(move || {
-                let result = if key.beta == EXACT {
-                    solver.solve_board(key.board).map(Verdict::Exact)
-                } else {
-                    solver.board_at_least(key.board, key.beta).map(|b| {
-                        if b {
-                            Verdict::AtLeast
-                        } else {
-                            Verdict::Below
-                        }
-                    })
-                };
+                let result = search_unit(&solver, key);
                 gate.finish();
                 result
             })

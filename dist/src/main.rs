@@ -532,36 +532,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     };
     let tables = tables_of(&spec, false)?;
     let dir = WorkDir::open(&a.work, &config).map_err(failure)?;
-    let loaded = dir.load().map_err(failure)?;
-    for r in &loaded.refused {
-        eprintln!("kalah-dist: refused (not used): {r}");
-    }
-    let mut records = loaded.records;
-    let mut unanswered = loaded.cancelled;
-    unanswered.extend(loaded.partial);
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
-    // The run's own workers' rate: filled units ran here, under other load.
-    let rate = a.rate.unwrap_or_else(|| {
-        let run = records
-            .iter()
-            .filter(|r| !r.filled && r.verdict != kalah_dist::unit::Verdict::Split);
-        let (n, s) = run.fold((0u64, 0.0), |(n, s), r| (n + r.nodes, s + r.seconds));
-        if s > 0.0 {
-            n as f64 / s
-        } else {
-            1e6
-        }
-    });
-    let dispatch = kalah_dist::sim::Dispatch {
-        rate,
-        latency: a.latency,
-        waves: a.waves,
-        guess_nodes: a.guess_nodes,
-        recorded_cost: a.recorded_cost,
-        presplit: a.presplit,
-        preempt: !a.no_preempt,
-        affinity: !a.no_affinity,
-    };
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers
         .iter()
@@ -571,28 +542,37 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             (p, tree)
         })
         .collect();
-    let simulation = Simulation {
-        trees: &trees,
-        identity: &config.identity,
-        dispatch,
-        budget: config.budget,
+    let threads = a.fill_threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let dispatch_at = |rate: f64| kalah_dist::sim::Dispatch {
+        rate,
+        latency: a.latency,
+        waves: a.waves,
+        guess_nodes: a.guess_nodes,
+        recorded_cost: a.recorded_cost,
+        presplit: a.presplit,
+        preempt: !a.no_preempt,
+        affinity: !a.no_affinity,
+    };
+    let print = |out: &SimReport| {
+        if a.json {
+            println!("{}", serde_json::to_string(out).expect("plain struct"));
+        } else {
+            print!("{}", out.text());
+        }
     };
     if a.emulate {
-        let threads = a.fill_threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        });
-        let dispatch = kalah_dist::sim::Dispatch {
-            rate: a.rate.unwrap_or(2e6),
-            ..dispatch
-        };
+        // The records are not read: every unit is searched again.
+        let dispatch = dispatch_at(a.rate.unwrap_or(2e6));
         let settings = EmuSettings {
             rate: dispatch.rate,
-            latency: a.latency,
+            latency: dispatch.latency,
             tt_mb: a.tt_mb,
             threads,
-            presplit: a.presplit,
-            preempt: !a.no_preempt,
-            affinity: !a.no_affinity,
+            presplit: dispatch.presplit,
+            preempt: dispatch.preempt,
+            affinity: dispatch.affinity,
             progress_every: 60.0,
         };
         let budget = a.budget.unwrap_or(config.budget);
@@ -636,17 +616,36 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             threads,
             runs,
         });
-        if a.json {
-            println!("{}", serde_json::to_string(&out).expect("plain struct"));
-        } else {
-            print!("{}", out.text());
-        }
+        print(&out);
         return Ok(());
     }
+    let loaded = dir.load().map_err(failure)?;
+    for r in &loaded.refused {
+        eprintln!("kalah-dist: refused (not used): {r}");
+    }
+    let mut records = loaded.records;
+    let mut unanswered = loaded.cancelled;
+    unanswered.extend(loaded.partial);
+    // The run's own workers' rate: filled units ran here, under other load.
+    let rate = a.rate.unwrap_or_else(|| {
+        let run = records
+            .iter()
+            .filter(|r| !r.filled && r.verdict != kalah_dist::unit::Verdict::Split);
+        let (n, s) = run.fold((0u64, 0.0), |(n, s), r| (n + r.nodes, s + r.seconds));
+        if s > 0.0 {
+            n as f64 / s
+        } else {
+            1e6
+        }
+    });
+    let dispatch = dispatch_at(rate);
+    let simulation = Simulation {
+        trees: &trees,
+        identity: &config.identity,
+        dispatch,
+        budget: config.budget,
+    };
     let (rows, filled) = if a.fill {
-        let threads = a.fill_threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        });
         let (rows, report) = fill(
             &simulation,
             &mut records,
@@ -677,11 +676,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         a.growth,
         filled,
     );
-    if a.json {
-        println!("{}", serde_json::to_string(&out).expect("plain struct"));
-    } else {
-        print!("{}", out.text());
-    }
+    print(&out);
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use kalah::service::setup::{new_solver, StopBy};
 use kalah::service::Error;
-use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::search::{Interrupted, SearchConfig, Solver};
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
@@ -69,19 +69,7 @@ impl UnitSolver {
         let budget = if key.beta == EXACT { 0 } else { budget };
         let started = Instant::now();
         let (result, split) = std::thread::scope(|s| {
-            let search = s.spawn(|| {
-                if key.beta == EXACT {
-                    self.solver.solve_board(key.board).map(Verdict::Exact)
-                } else {
-                    self.solver.board_at_least(key.board, key.beta).map(|b| {
-                        if b {
-                            Verdict::AtLeast
-                        } else {
-                            Verdict::Below
-                        }
-                    })
-                }
-            });
+            let search = s.spawn(|| search_unit(&self.solver, key));
             let mut split = false;
             let mut nap = Duration::from_micros(50);
             while !search.is_finished() {
@@ -113,5 +101,22 @@ impl UnitSolver {
             nodes: self.solver.stats().nodes,
             seconds: started.elapsed().as_secs_f64(),
         }
+    }
+}
+
+/// The search a unit asks of `solver`: the exact value of an exact unit,
+/// or whether a test holds. Stopped through the solver's flag, it returns
+/// [`Interrupted`].
+pub fn search_unit(solver: &Solver, key: UnitKey) -> Result<Verdict, Interrupted> {
+    if key.beta == EXACT {
+        solver.solve_board(key.board).map(Verdict::Exact)
+    } else {
+        solver.board_at_least(key.board, key.beta).map(|holds| {
+            if holds {
+                Verdict::AtLeast
+            } else {
+                Verdict::Below
+            }
+        })
     }
 }
