@@ -55,6 +55,14 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
+    /// The coordinator spent `seconds` of wall time on its own work (a
+    /// plan of the top tree). A real engine's clock ran on meanwhile by
+    /// itself; a simulated one may pass them on its clock.
+    fn spend(&mut self, _seconds: f64) {}
+    /// A reply already in, without waiting for one.
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        Ok(None)
+    }
 }
 
 /// How the coordinator runs.
@@ -144,6 +152,16 @@ pub struct UnitCounts {
     pub preempted_nodes: u64,
     /// Units answered by this run (the others came from the work directory).
     pub units_this_run: u64,
+    /// Of this run's answered units, those handed out as speculation (the
+    /// search did not need them yet when they were issued), and their
+    /// nodes.
+    pub speculative_units: u64,
+    pub speculative_nodes: u64,
+    /// This run's issues of a board that some worker had a unit of before
+    /// (at any bound), and of those, the ones that went to the worker that
+    /// had it last: the others start on a table that never saw the board.
+    pub repeat_issues: u64,
+    pub repeat_same_worker: u64,
 }
 
 impl UnitCounts {
@@ -180,6 +198,8 @@ struct Flight {
     waited_on: Option<u64>,
     /// Asked to stop, and why.
     stopped: Option<Stop>,
+    /// Handed out as speculation (see [`UnitRecord::speculative`]).
+    speculative: bool,
 }
 
 /// Where answers go: the work directory (a real run) or nowhere (a
@@ -260,9 +280,12 @@ pub fn coordinate(
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
-    // The worker last handed a unit at or just below each top-tree board
-    // (see [`assign`]).
-    let mut owners: HashMap<Board, usize> = HashMap::new();
+    let mut hand = Hand {
+        seq,
+        settings,
+        owners: HashMap::new(),
+        last_worker: HashMap::new(),
+    };
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
         let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
@@ -281,8 +304,10 @@ pub fn coordinate(
         };
         let planning = Instant::now();
         let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
+        let spent = planning.elapsed().as_secs_f64();
         done.plans += 1;
-        done.plan_seconds += planning.elapsed().as_secs_f64();
+        done.plan_seconds += spent;
+        engine.spend(spent);
         let now = engine.now() - started;
         let decided = root_steps(&plan.root);
         while steps < decided.len() {
@@ -323,31 +348,14 @@ pub fn coordinate(
             }
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
-        let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
-        for (w, i) in assign(&plan, &running, &idle, settings.affinity.then_some(&owners)) {
-            let (key, expect) = (plan.needed[i], plan.expect[i]);
-            let issue = Issue {
-                key,
-                seq,
-                budget: settings.budget,
-                expect,
-            };
-            seq += 1;
-            engine.start(w, &issue)?;
-            flight[w] = Some(Flight {
-                key,
-                seq: issue.seq,
-                issued_at: engine.now(),
-                issued_after: done.counts.units,
-                waited_on: since.get(&key).copied().flatten(),
-                stopped: None,
-            });
-            if settings.affinity {
-                for &b in near(&key.board, plan.paths[i].as_slice()) {
-                    owners.insert(b, w);
-                }
-            }
-        }
+        hand.out(
+            &plan,
+            &running,
+            &mut flight,
+            engine,
+            &since,
+            &mut done.counts,
+        )?;
         if settings.preempt {
             preempt(&plan, &mut flight, engine)?;
         }
@@ -366,29 +374,35 @@ pub fn coordinate(
                 .min_by(f64::total_cmp)
                 .filter(|&t| t > clock)
         });
-        let Some(reply) = engine.wait(until)? else {
-            continue;
-        };
-        if reply.verdict.is_some() {
-            rate_nodes += reply.nodes;
-            rate_seconds += reply.seconds;
-        }
-        if let Some(record) = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)? {
-            let key = record.key()?;
-            facts.add(key, record.verdict);
-            last_answer = Some(record.seq);
-            let link = Link {
-                key,
-                seq: record.seq,
-                verdict: record.verdict,
-                needed_at: record
-                    .waited_on
-                    .and_then(|s| answers.get(&s))
-                    .map_or(started, |(l, _)| l.answered_at),
-                issued_at: record.issued_at,
-                answered_at: record.answered_at,
-            };
-            answers.insert(record.seq, (link, record.waited_on));
+        // The next answer, then every other one already in: one plan
+        // takes them all (a plan costs the coordinator milliseconds, in
+        // which many workers answer).
+        let mut next = engine.wait(until)?;
+        while let Some(reply) = next {
+            if reply.verdict.is_some() {
+                rate_nodes += reply.nodes;
+                rate_seconds += reply.seconds;
+            }
+            if let Some(record) =
+                take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
+            {
+                let key = record.key()?;
+                facts.add(key, record.verdict);
+                last_answer = Some(record.seq);
+                let link = Link {
+                    key,
+                    seq: record.seq,
+                    verdict: record.verdict,
+                    needed_at: record
+                        .waited_on
+                        .and_then(|s| answers.get(&s))
+                        .map_or(started, |(l, _)| l.answered_at),
+                    issued_at: record.issued_at,
+                    answered_at: record.answered_at,
+                };
+                answers.insert(record.seq, (link, record.waited_on));
+            }
+            next = engine.ready()?;
         }
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
@@ -406,6 +420,65 @@ pub fn coordinate(
                 1e3 * done.plan_seconds / done.plans as f64
             );
         }
+    }
+}
+
+/// What the coordinator keeps to hand units out.
+struct Hand {
+    /// The next issue's number.
+    seq: u64,
+    settings: Settings,
+    /// The worker last handed a unit at or just below each top-tree board
+    /// (see [`assign`]).
+    owners: HashMap<Board, usize>,
+    /// The worker last handed a unit of each board.
+    last_worker: HashMap<Board, usize>,
+}
+
+impl Hand {
+    /// Hands units of `plan`, none in `skip`, to the idle workers
+    /// ([`assign`]); `since` says what each has waited on.
+    fn out(
+        &mut self,
+        plan: &Plan,
+        skip: &HashSet<UnitKey>,
+        flight: &mut [Option<Flight>],
+        engine: &mut dyn Engine,
+        since: &HashMap<UnitKey, Option<u64>>,
+        counts: &mut UnitCounts,
+    ) -> Result<(), String> {
+        let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
+        let owners = self.settings.affinity.then_some(&self.owners);
+        for (w, i) in assign(plan, skip, &idle, owners) {
+            let (key, expect) = (plan.needed[i], plan.expect[i]);
+            let issue = Issue {
+                key,
+                seq: self.seq,
+                budget: self.settings.budget,
+                expect,
+            };
+            self.seq += 1;
+            engine.start(w, &issue)?;
+            flight[w] = Some(Flight {
+                key,
+                seq: issue.seq,
+                issued_at: engine.now(),
+                issued_after: counts.units,
+                waited_on: since.get(&key).copied().flatten(),
+                stopped: None,
+                speculative: i >= plan.required,
+            });
+            if let Some(before) = self.last_worker.insert(key.board, w) {
+                counts.repeat_issues += 1;
+                counts.repeat_same_worker += u64::from(before == w);
+            }
+            if self.settings.affinity {
+                for &b in near(&key.board, plan.paths[i].as_slice()) {
+                    self.owners.insert(b, w);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -629,6 +702,7 @@ fn take(
         issued_at: f.issued_at,
         answered_at: now,
         stopped: f.stopped.filter(|_| reply.verdict.is_none()),
+        speculative: f.speculative,
         ..UnitRecord::answer(identity, &f.key, reply.verdict, reply.nodes, reply.seconds)
     };
     match reply.verdict {
@@ -636,6 +710,10 @@ fn take(
             sink.answered(&f.key, &record)?;
             count(done, &record);
             done.counts.units_this_run += 1;
+            if f.speculative {
+                done.counts.speculative_units += 1;
+                done.counts.speculative_nodes += record.nodes;
+            }
             Ok(Some(record))
         }
         None => {

@@ -34,6 +34,9 @@
 //!   took here;
 //! * workers are identical and never fail.
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -44,10 +47,10 @@ use kalah_solver::search::{GateStop, Interrupted, NodeGate, SearchConfig, Solver
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
-use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings};
+use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings, Sink};
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
-use crate::unit::{RunIdentity, Verdict, EXACT};
+use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 use crate::worker::search_unit;
 
 /// How the emulated workers run.
@@ -59,6 +62,8 @@ pub struct EmuSettings {
     pub latency: f64,
     /// Each simulated worker's transposition table, MiB.
     pub tt_mb: usize,
+    /// The unit budget, nodes (0: none).
+    pub budget: u64,
     /// Units searching at once in this process: each step of the clock
     /// lets its units search on this many at a time.
     pub threads: usize,
@@ -70,6 +75,9 @@ pub struct EmuSettings {
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
+    /// The coordinator's planning, timed here, passes on the simulated
+    /// clock (workers' answers wait for it, as a real coordinator's do).
+    pub charge_plans: bool,
 }
 
 /// An emulated run: the simulation's account of it, the answer, and what
@@ -380,6 +388,16 @@ impl Engine for EmuEngine<'_> {
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
     }
+
+    fn spend(&mut self, seconds: f64) {
+        if self.settings.charge_plans {
+            self.clock += seconds;
+        }
+    }
+
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        self.wait(Some(self.clock))
+    }
 }
 
 impl Drop for EmuEngine<'_> {
@@ -394,19 +412,21 @@ impl Drop for EmuEngine<'_> {
 }
 
 /// Emulates the solve of `tree` on `workers` simulated workers, each unit
-/// searched for real on its worker's own solver, with `budget` (0: none),
-/// over `tables`.
+/// searched for real on its worker's own solver, with the settings' unit
+/// budget, over `tables`; with `records`, every unit answered or stopped
+/// is written there, one JSON record a line.
 ///
 /// # Errors
-/// A table that cannot be allocated, or a coordinator that cannot go on.
+/// A table that cannot be allocated, a records file that cannot be
+/// written (named), or a coordinator that cannot go on.
 pub fn emulate(
     tree: &TopTree<'_>,
     identity: &RunIdentity,
     game: &Game,
     tables: Option<&Arc<Tables>>,
     workers: usize,
-    budget: u64,
     settings: EmuSettings,
+    records: Option<&Path>,
 ) -> Result<EmuResult, String> {
     let wall = Instant::now();
     let mut engine = EmuEngine {
@@ -422,20 +442,31 @@ pub fn emulate(
         progress_every: settings.progress_every,
         noted: Instant::now(),
     };
+    let mut file = match records {
+        Some(path) => Some(RecordFile::create(path)?),
+        None => None,
+    };
+    let sink: &mut dyn Sink = match file.as_mut() {
+        Some(f) => f,
+        None => &mut Discard,
+    };
     let done = coordinate(
         tree,
         identity,
         &[],
         &mut engine,
-        &mut Discard,
+        sink,
         Settings {
-            budget,
+            budget: settings.budget,
             presplit: settings.presplit,
             preempt: settings.preempt,
             affinity: settings.affinity,
             progress_every: settings.progress_every,
         },
     )?;
+    if let Some(f) = file {
+        f.close()?;
+    }
     let solved = done.solved.clone();
     let sim = SimResult::of(
         tree,
@@ -452,4 +483,42 @@ pub fn emulate(
         workers_used: engine.workers.iter().flatten().count(),
         wall_seconds: wall.elapsed().as_secs_f64(),
     })
+}
+
+/// `simulate --emulate --records FILE`: every unit of the run, answered or
+/// stopped, one JSON record a line.
+struct RecordFile {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl RecordFile {
+    fn create(path: &Path) -> Result<RecordFile, String> {
+        let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(RecordFile {
+            path: path.to_path_buf(),
+            out: BufWriter::new(file),
+        })
+    }
+
+    fn line(&mut self, record: &UnitRecord) -> Result<(), String> {
+        let text = serde_json::to_string(record).expect("a record is plain data");
+        writeln!(self.out, "{text}").map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+
+    fn close(mut self) -> Result<(), String> {
+        self.out
+            .flush()
+            .map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+}
+
+impl Sink for RecordFile {
+    fn answered(&mut self, _: &UnitKey, record: &UnitRecord) -> Result<(), String> {
+        self.line(record)
+    }
+
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String> {
+        self.line(record)
+    }
 }

@@ -192,6 +192,18 @@ struct SimArgs {
     /// workers, and --tt-mb of memory a worker.
     #[arg(long, conflicts_with_all = ["fill", "waves", "guess_nodes", "recorded_cost", "growth"])]
     emulate: bool,
+    /// With --emulate: the coordinator's planning, as long as it takes in
+    /// this process, passes on the simulated clock, as a real
+    /// coordinator's keeps answers waiting (without it, plans take no
+    /// simulated time; their wall time is reported either way).
+    #[arg(long, requires = "emulate")]
+    charge_plans: bool,
+    /// With --emulate: write every unit of each emulated run, answered or
+    /// stopped, as one JSON record a line (a work directory's record
+    /// fields, docs/json.md) to this file; with several worker counts,
+    /// FILE.P for P workers.
+    #[arg(long, value_name = "FILE", requires = "emulate")]
+    records: Option<PathBuf>,
     /// With --emulate: the unit budget, nodes (default the run's; 0: none).
     #[arg(long, value_name = "NODES", requires = "emulate")]
     budget: Option<u64>,
@@ -569,24 +581,34 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             rate: dispatch.rate,
             latency: dispatch.latency,
             tt_mb: a.tt_mb,
+            budget: a.budget.unwrap_or(config.budget),
             threads,
             presplit: dispatch.presplit,
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
             progress_every: 60.0,
+            charge_plans: a.charge_plans,
         };
-        let budget = a.budget.unwrap_or(config.budget);
         let mut rows = Vec::new();
         let mut runs = Vec::new();
         for (p, tree) in &trees {
+            let records = a.records.as_ref().map(|f| {
+                if trees.len() > 1 {
+                    let mut name = f.clone().into_os_string();
+                    name.push(format!(".{p}"));
+                    PathBuf::from(name)
+                } else {
+                    f.clone()
+                }
+            });
             let e = emulate(
                 tree,
                 &config.identity,
                 &game,
                 tables.as_ref(),
                 *p,
-                budget,
                 settings,
+                records.as_deref(),
             )
             .map_err(CliError::Failure)?;
             eprintln!(

@@ -191,34 +191,8 @@ impl Engine for MpiEngine<'_> {
     fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
         let mut nap = Duration::from_micros(20);
         loop {
-            if let Some((msg, status)) = self
-                .world
-                .world
-                .any_process()
-                .immediate_matched_probe_with_tag(REPLY)
-            {
-                let mut m = [0u64; 5];
-                msg.matched_receive_into(&mut m[..]);
-                let verdict = match m[1] {
-                    0 => None,
-                    1 => Some(Verdict::AtLeast),
-                    2 => Some(Verdict::Below),
-                    3 => Some(Verdict::Exact(m[2] as i64 as i32)),
-                    4 => Some(Verdict::Split),
-                    c => {
-                        return Err(format!(
-                            "rank {}: unknown verdict {c}",
-                            status.source_rank()
-                        ))
-                    }
-                };
-                return Ok(Some(Reply {
-                    worker: (status.source_rank() - 1) as usize,
-                    seq: m[0],
-                    verdict,
-                    nodes: m[3],
-                    seconds: m[4] as f64 / 1e9,
-                }));
+            if let Some(reply) = self.ready()? {
+                return Ok(Some(reply));
             }
             if until.is_some_and(|t| self.now() >= t) {
                 return Ok(None);
@@ -226,6 +200,39 @@ impl Engine for MpiEngine<'_> {
             std::thread::sleep(nap);
             nap = (nap * 2).min(Duration::from_millis(2));
         }
+    }
+
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        let Some((msg, status)) = self
+            .world
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(REPLY)
+        else {
+            return Ok(None);
+        };
+        let mut m = [0u64; 5];
+        msg.matched_receive_into(&mut m[..]);
+        let verdict = match m[1] {
+            0 => None,
+            1 => Some(Verdict::AtLeast),
+            2 => Some(Verdict::Below),
+            3 => Some(Verdict::Exact(m[2] as i64 as i32)),
+            4 => Some(Verdict::Split),
+            c => {
+                return Err(format!(
+                    "rank {}: unknown verdict {c}",
+                    status.source_rank()
+                ))
+            }
+        };
+        Ok(Some(Reply {
+            worker: (status.source_rank() - 1) as usize,
+            seq: m[0],
+            verdict,
+            nodes: m[3],
+            seconds: m[4] as f64 / 1e9,
+        }))
     }
 
     fn now(&self) -> f64 {

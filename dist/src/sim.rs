@@ -43,7 +43,9 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::coordinator::{coordinate, Discard, Engine, Finished, Issue, Link, Reply, Settings};
+use crate::coordinator::{
+    coordinate, Discard, Engine, Finished, Issue, Link, Reply, Settings, UnitCounts,
+};
 use crate::facts::Facts;
 use crate::plan::TopTree;
 use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
@@ -77,6 +79,8 @@ pub struct SimResult {
     /// seconds that took here (not on the simulated clock).
     pub plans: u64,
     pub plan_seconds: f64,
+    /// The coordinator's account of units and nodes, by kind.
+    pub counts: UnitCounts,
 }
 
 impl SimResult {
@@ -95,6 +99,7 @@ impl SimResult {
         SimResult {
             plans: done.plans,
             plan_seconds: done.plan_seconds,
+            counts: done.counts,
             workers,
             ahead: tree.ahead,
             seconds: done.seconds,
@@ -439,6 +444,25 @@ impl Engine for SimEngine<'_> {
         }
         let r = self.running[w].take().expect("found above");
         self.finish_at(w, r).map(Some)
+    }
+
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        if self.waves.is_some() {
+            return Ok(self.delivered.pop_front());
+        }
+        let first = self
+            .running
+            .iter()
+            .enumerate()
+            .filter_map(|(w, r)| r.as_ref().map(|r| (w, r.end)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        match first {
+            Some((w, end)) if end <= self.clock => {
+                let r = self.running[w].take().expect("found above");
+                self.finish_at(w, r).map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     fn now(&self) -> f64 {

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::coordinator::UnitCounts;
 use crate::fill::FillReport;
 use crate::sim::{Chain, Dispatch, SimResult};
 use crate::unit::UnitRecord;
@@ -37,6 +38,9 @@ pub struct SimRun {
     /// count them; a real coordinator spends them while workers wait).
     pub plans: u64,
     pub plan_seconds: f64,
+    /// Units and nodes by kind: split, stopped and why, speculative,
+    /// issued again to the same worker.
+    pub counts: UnitCounts,
     /// `[seconds, step]` when each step of the root search was decided.
     pub timeline: Vec<(f64, String)>,
 }
@@ -131,6 +135,7 @@ impl SimReport {
                 critical_chain: r.chain.clone(),
                 plans: r.plans,
                 plan_seconds: r.plan_seconds,
+                counts: r.counts,
                 timeline: r.timeline.clone(),
             })
             .collect();

@@ -122,6 +122,10 @@ pub struct UnitRecord {
     /// since this field exists; absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<Stop>,
+    /// Handed out as speculation: the search did not need it when it was
+    /// issued. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub speculative: bool,
 }
 
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the
@@ -161,6 +165,7 @@ impl UnitRecord {
             answered_at: 0.0,
             filled: false,
             stopped: None,
+            speculative: false,
         }
     }
 

@@ -19,11 +19,13 @@ const SETTINGS: EmuSettings = EmuSettings {
     rate: 1e6,
     latency: 1e-4,
     tt_mb: 4,
+    budget: 0,
     threads: 2,
     presplit: 0.25,
     preempt: true,
     affinity: true,
     progress_every: 0.0,
+    charge_plans: false,
 };
 
 #[test]
@@ -47,7 +49,8 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
         let mut seconds = Vec::new();
         for workers in [1, 4, 32] {
             let tree = TopTree::new(&game, None, frontier, start, workers);
-            let e = emulate(&tree, &identity, &game, None, workers, budget, SETTINGS).unwrap();
+            let settings = EmuSettings { budget, ..SETTINGS };
+            let e = emulate(&tree, &identity, &game, None, workers, settings, None).unwrap();
             let at = format!("{name} on {workers} workers");
             assert_eq!(e.solved.value, value, "{at}");
             let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
@@ -179,6 +182,57 @@ fn simulate_emulate_reports_each_worker_count() {
         String::from_utf8_lossy(&refused.stderr).contains("--fill"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
+    );
+
+    // --records: every unit of each worker count's run, one record a
+    // line, adding up to the run's counts; with --charge-plans the
+    // coordinator's planning is on the clock and the value the same.
+    let file = work.join("units.jsonl");
+    let out = emulate(&["--charge-plans", "--records", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, p) in [1, 4].into_iter().enumerate() {
+        let run = &report["runs"][i];
+        assert_eq!(report["emulation"]["runs"][i]["value"], solved["value"]);
+        let counts = &run["counts"];
+        let text = std::fs::read_to_string(format!("{}.{p}", file.display())).unwrap();
+        let records: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let stopped = records.iter().filter(|r| r.get("stopped").is_some());
+        let answered = records.iter().filter(|r| r.get("stopped").is_none());
+        assert_eq!(
+            answered.clone().count() as u64,
+            counts["units"].as_u64().unwrap()
+        );
+        assert_eq!(
+            stopped.count() as u64,
+            counts["cancelled_units"].as_u64().unwrap()
+        );
+        let nodes: u64 = records.iter().map(|r| r["nodes"].as_u64().unwrap()).sum();
+        assert_eq!(nodes, run["nodes"].as_u64().unwrap(), "{p} workers");
+        let speculative = answered.filter(|r| r["speculative"] == true).count() as u64;
+        assert_eq!(speculative, counts["speculative_units"].as_u64().unwrap());
+        if p == 1 {
+            // One worker: nothing speculative, every repeat on it.
+            assert_eq!(speculative, 0);
+            assert_eq!(counts["repeat_issues"], counts["repeat_same_worker"]);
+        }
+        assert!(run["plan_seconds"].as_f64().unwrap() > 0.0);
+    }
+    // One worker is busy for its nodes at the rate (2e6) and a latency
+    // (1e-4 s) a unit; the plans charged come on top.
+    let one = &report["runs"][0];
+    let units = one["units"].as_f64().unwrap() + one["cancelled_units"].as_f64().unwrap();
+    let busy = one["nodes"].as_f64().unwrap() / 2e6 + units * 1e-4;
+    assert!(
+        one["seconds"].as_f64().unwrap() > busy + 1e-6,
+        "one worker, plans charged: {one}"
     );
     std::fs::remove_dir_all(&work).unwrap();
 }
