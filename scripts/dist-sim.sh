@@ -5,7 +5,8 @@
 # predicted wall times.
 #
 #   scripts/dist-sim.sh [--work DIR] [--workers 1,8,64,512,4096] [--fill]
-#                       [--emulate [--budget NODES]]
+#                       [--emulate [--budget NODES] [--charge-plans]
+#                                  [--records FILE]]
 #                       [--fill-threads N] [--fill-cap UNITS] [--tt-mb MB]
 #                       [--rate NODES_PER_S] [--latency S] [--waves S]
 #                       [--growth G] [--tables DIR] [--json]
@@ -27,7 +28,11 @@
 # table (--tt-mb MiB each: mind the memory) when the coordinator hands it
 # out, held at each step of the simulated clock, so that what units cost
 # on many workers is measured, not guessed (work about a real run's on
-# that many workers; rate default 2e6).
+# that many workers; rate default 2e6). --charge-plans puts the
+# coordinator's planning, timed here, on the simulated clock (run one
+# emulation at a time: that figure depends on this machine); --records
+# FILE writes every emulated unit, one JSON record a line (FILE.P for
+# each worker count P when there are several).
 # The rate defaults to the recorded units' own nodes over seconds (on a
 # shared machine, pass the one-core rate of `kalah solve --threads 1`);
 # the latency to 100 us (`kalah-dist ping` measures the real one).
@@ -40,7 +45,7 @@ args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --work) work=$2; shift 2 ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
     esac
 done

@@ -29,9 +29,12 @@
 //!   the node rate is the same for every unit and worker;
 //! * a test is split when its search passes the unit budget, as a real
 //!   worker's is (within its polling);
-//! * the coordinator's own work (planning the top tree on every answer)
-//!   takes no simulated time; [`SimResult::plan_seconds`] says what it
-//!   took here;
+//! * the coordinator's own work (planning the top tree after each batch
+//!   of answers) takes no simulated time, [`SimResult::plan_seconds`]
+//!   says what it took here; or, with [`EmuSettings::charge_plans`], each
+//!   plan takes on the clock the wall time it took here (answers that come
+//!   meanwhile wait for the next plan), which depends on this machine and
+//!   its load;
 //! * workers are identical and never fail.
 
 use std::fs::File;
