@@ -271,7 +271,8 @@ pub fn coordinate(
     let started = engine.now();
     // Each unit needed now, and the answer it has waited on since it
     // became needed: the last answer before the first plan that has
-    // needed it without a break.
+    // needed it without a break (of the answers one plan took together,
+    // the last one taken).
     let mut since: HashMap<UnitKey, Option<u64>> = HashMap::new();
     let mut last_answer: Option<u64> = None;
     // This run's answers, by seq: the critical chain's links and what
@@ -436,12 +437,12 @@ struct Hand {
 }
 
 impl Hand {
-    /// Hands units of `plan`, none in `skip`, to the idle workers
-    /// ([`assign`]); `since` says what each has waited on.
+    /// Hands units of `plan`, none of those `running`, to the idle
+    /// workers ([`assign`]); `since` says what each has waited on.
     fn out(
         &mut self,
         plan: &Plan,
-        skip: &HashSet<UnitKey>,
+        running: &HashSet<UnitKey>,
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
         since: &HashMap<UnitKey, Option<u64>>,
@@ -449,7 +450,7 @@ impl Hand {
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
         let owners = self.settings.affinity.then_some(&self.owners);
-        for (w, i) in assign(plan, skip, &idle, owners) {
+        for (w, i) in assign(plan, running, &idle, owners) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
