@@ -613,7 +613,10 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             .map_err(CliError::Failure)?;
             eprintln!(
                 "kalah-dist: emulated {p} workers: {:+}, {:.2} simulated s, {} units, {:.3e} nodes ({:.0} s here)",
-                e.solved.value, e.sim.seconds, e.sim.units, e.sim.nodes as f64, e.wall_seconds
+                e.solved.value, e.sim.seconds,
+                e.sim.counts.units,
+                e.sim.counts.total_nodes() as f64,
+                e.wall_seconds
             );
             runs.push(EmuRun {
                 workers: *p,

@@ -436,14 +436,6 @@ impl Pass<'_, '_> {
         if let Some(b) = self.quick(board, beta) {
             return Status::Known(b);
         }
-        if self.ahead > 0 && self.speculating > 0 {
-            // Inside a root test planned ahead, a cut node's later
-            // children list no units (see [`Pass::need`]), so no list's
-            // cap ends a walk of their subtrees, and it costs the move
-            // order of every board in them. They stay pending here; the
-            // test walks them once it is the pending one.
-            return Status::Pending;
-        }
         if depth >= self.tree.frontier && !self.facts.split(board) {
             let key = UnitKey { board, beta };
             let mark = self.mark();
@@ -465,7 +457,12 @@ impl Pass<'_, '_> {
             }
             return status;
         }
-        if self.speculating > 0 && self.spec.len() >= self.tree.speculate {
+        // A walk ends where the list it feeds is full. Inside a root test
+        // planned ahead, a cut node's later children feed no list (see
+        // [`Pass::need`]): walking them would cost the move order of every
+        // board below, and nothing would end it; the test walks them once
+        // it is the pending one.
+        if self.speculating > 0 && (self.ahead > 0 || self.spec.len() >= self.tree.speculate) {
             return Status::Pending;
         }
         if self.ahead > 0 && self.ahead_units.len() >= self.tree.speculate {

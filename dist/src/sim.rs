@@ -60,10 +60,6 @@ pub struct SimResult {
     pub seconds: f64,
     /// Worker-seconds spent on units (cancelled ones included).
     pub busy_seconds: f64,
-    pub units: u64,
-    pub cancelled_units: u64,
-    /// Nodes of every unit run.
-    pub nodes: u64,
     /// The longest single unit, in seconds.
     pub longest_unit: f64,
     /// When each step of the root search was decided.
@@ -79,7 +75,8 @@ pub struct SimResult {
     /// seconds that took here (not on the simulated clock).
     pub plans: u64,
     pub plan_seconds: f64,
-    /// The coordinator's account of units and nodes, by kind.
+    /// The coordinator's account of units and nodes, by kind (every
+    /// node run: [`UnitCounts::total_nodes`]).
     pub counts: UnitCounts,
 }
 
@@ -104,9 +101,6 @@ impl SimResult {
             ahead: tree.ahead,
             seconds: done.seconds,
             busy_seconds: busy,
-            units: done.counts.units,
-            cancelled_units: done.counts.cancelled_units,
-            nodes: done.counts.total_nodes(),
             longest_unit: longest,
             chain: Chain::of(&done.chain, &done.timeline, &guessed),
             timeline: done.timeline,
@@ -330,6 +324,15 @@ impl SimEngine<'_> {
         (v, Cost::Open(self.beyond.get(key).copied().unwrap_or(0)))
     }
 
+    /// The running unit that ends first, and when.
+    fn first_end(&self) -> Option<(usize, f64)> {
+        self.running
+            .iter()
+            .enumerate()
+            .filter_map(|(w, r)| r.as_ref().map(|r| (w, r.end)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// The clock moved to `r`'s end, and its reply.
     fn finish_at(&mut self, w: usize, r: Running) -> Result<Reply, String> {
         self.clock = self.clock.max(r.end);
@@ -431,13 +434,7 @@ impl Engine for SimEngine<'_> {
                 .map(Some)
                 .ok_or_else(|| "empty wave".into());
         }
-        let (w, end) = self
-            .running
-            .iter()
-            .enumerate()
-            .filter_map(|(w, r)| r.as_ref().map(|r| (w, r.end)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .ok_or("no simulated unit is running")?;
+        let (w, end) = self.first_end().ok_or("no simulated unit is running")?;
         if let Some(t) = until.filter(|&t| t < end) {
             self.clock = self.clock.max(t);
             return Ok(None);
@@ -450,13 +447,7 @@ impl Engine for SimEngine<'_> {
         if self.waves.is_some() {
             return Ok(self.delivered.pop_front());
         }
-        let first = self
-            .running
-            .iter()
-            .enumerate()
-            .filter_map(|(w, r)| r.as_ref().map(|r| (w, r.end)))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        match first {
+        match self.first_end() {
             Some((w, end)) if end <= self.clock => {
                 let r = self.running[w].take().expect("found above");
                 self.finish_at(w, r).map(Some)

@@ -55,14 +55,17 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
             assert_eq!(e.solved.value, value, "{at}");
             let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
             assert_eq!(replay(&game, start, &houses).unwrap(), value, "{at}");
-            assert!(e.sim.units > 0 && e.sim.nodes > 0, "{at}");
+            assert!(
+                e.sim.counts.units > 0 && e.sim.counts.total_nodes() > 0,
+                "{at}"
+            );
             assert!(e.workers_used <= workers, "{at}");
             // A stopped unit counts the nodes to its stop, never more
             // than its slices searched.
             assert!(
-                e.sim.nodes <= e.searched_nodes,
+                e.sim.counts.total_nodes() <= e.searched_nodes,
                 "{at}: {} nodes counted, {} searched",
-                e.sim.nodes,
+                e.sim.counts.total_nodes(),
                 e.searched_nodes
             );
             if workers == 1 && budget == 0 {
@@ -86,15 +89,20 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                     },
                 )
                 .unwrap();
-                assert_eq!(done.counts.units, e.sim.units, "{at}");
-                assert_eq!(done.counts.total_nodes(), e.sim.nodes, "{at}");
+                assert_eq!(done.counts.units, e.sim.counts.units, "{at}");
+                assert_eq!(
+                    done.counts.total_nodes(),
+                    e.sim.counts.total_nodes(),
+                    "{at}"
+                );
             }
             if workers == 1 {
                 // One worker runs one unit after another, never idle: its
                 // time is its nodes at the rate and a latency a unit.
                 assert!(e.sim.idle() < 1e-9, "{at}: idle {}", e.sim.idle());
-                let units = e.sim.units + e.sim.cancelled_units;
-                let expected = e.sim.nodes as f64 / SETTINGS.rate + units as f64 * SETTINGS.latency;
+                let units = e.sim.counts.units + e.sim.counts.cancelled_units;
+                let expected = e.sim.counts.total_nodes() as f64 / SETTINGS.rate
+                    + units as f64 * SETTINGS.latency;
                 assert!(
                     (e.sim.seconds - expected).abs() <= 1e-6 * expected + 1e-3,
                     "{at}: {} s, nodes at the rate {expected} s",
