@@ -14,7 +14,7 @@ use kalah_solver::Board;
 use crate::facts::Facts;
 use crate::plan::{Plan, RootState, Solved, TopTree};
 use crate::store::WorkDir;
-use crate::unit::{RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{Known, RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A unit handed to a worker.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +29,7 @@ pub struct Issue {
 }
 
 /// A worker's reply to an [`Issue`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Reply {
     pub worker: usize,
     pub seq: u64,
@@ -37,6 +37,9 @@ pub struct Reply {
     pub verdict: Option<Verdict>,
     pub nodes: u64,
     pub seconds: f64,
+    /// Bounds the worker's table held afterwards near the unit's board
+    /// ([`crate::worker::known`]), whatever the verdict.
+    pub known: Vec<Known>,
 }
 
 /// Workers the coordinator hands units to.
@@ -83,6 +86,11 @@ pub struct Settings {
     /// last units it was handed ([`assign`]): its transposition table
     /// holds much of that subtree.
     pub affinity: bool,
+    /// Takes in the bounds workers report beyond each unit's verdict
+    /// ([`Reply::known`]): the children a split unit decided need no
+    /// units, and an answered test's own bound may decide later tests of
+    /// its board. Off only to measure what they save.
+    pub known: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -264,6 +272,9 @@ pub fn coordinate(
     for r in earlier {
         let key = r.check(identity)?;
         facts.add(key, r.verdict);
+        if settings.known {
+            r.known.iter().for_each(|k| facts.add_known(k));
+        }
         count(&mut done, r);
         seq = seq.max(r.seq + 1);
     }
@@ -383,6 +394,18 @@ pub fn coordinate(
             if reply.verdict.is_some() {
                 rate_nodes += reply.nodes;
                 rate_seconds += reply.seconds;
+            }
+            if let Some(k) = reply.known.iter().find(|k| !k.possible()) {
+                return Err(format!(
+                    "worker {} reported bounds {:?}..{:?} for a board of {} seeds: a fault in its solver or tables",
+                    reply.worker,
+                    k.lower,
+                    k.upper,
+                    k.board.seeds()
+                ));
+            }
+            if settings.known {
+                reply.known.iter().for_each(|k| facts.add_known(k));
             }
             if let Some(record) =
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
@@ -704,6 +727,7 @@ fn take(
         answered_at: now,
         stopped: f.stopped.filter(|_| reply.verdict.is_none()),
         speculative: f.speculative,
+        known: reply.known.clone(),
         ..UnitRecord::answer(identity, &f.key, reply.verdict, reply.nodes, reply.seconds)
     };
     match reply.verdict {

@@ -53,8 +53,8 @@ use kalah_solver::Game;
 use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings, Sink};
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
-use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
-use crate::worker::search_unit;
+use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::worker::{known, search_unit};
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +75,8 @@ pub struct EmuSettings {
     pub presplit: f64,
     pub preempt: bool,
     pub affinity: bool,
+    /// [`Settings::known`].
+    pub known: bool,
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
@@ -125,6 +127,9 @@ struct Running {
     end: Option<f64>,
     verdict: Option<Verdict>,
     nodes: u64,
+    /// What its worker's table held afterwards ([`crate::worker::known`]),
+    /// read when its search ended.
+    known: Vec<Known>,
 }
 
 impl Running {
@@ -181,6 +186,7 @@ impl EmuEngine<'_> {
         let result = search.join().expect("a unit search does not panic");
         let nodes = worker.solver.stats().nodes;
         self.searched += nodes;
+        r.known = known(&worker.solver, r.issue.key.board);
         (result, nodes)
     }
 
@@ -320,6 +326,7 @@ impl Engine for EmuEngine<'_> {
             end: None,
             verdict: None,
             nodes: 0,
+            known: Vec::new(),
         });
         Ok(())
     }
@@ -380,6 +387,7 @@ impl Engine for EmuEngine<'_> {
                 verdict: r.verdict,
                 nodes: r.nodes,
                 seconds,
+                known: r.known,
             }));
         }
     }
@@ -464,6 +472,7 @@ pub fn emulate(
             presplit: settings.presplit,
             preempt: settings.preempt,
             affinity: settings.affinity,
+            known: settings.known,
             progress_every: settings.progress_every,
         },
     )?;

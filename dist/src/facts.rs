@@ -5,7 +5,7 @@ use foldhash::HashMap as FoldMap;
 
 use kalah_solver::Board;
 
-use crate::unit::{UnitKey, Verdict, EXACT};
+use crate::unit::{Known, UnitKey, Verdict, EXACT};
 
 /// Bounds on one board's value: `lower <= value <= upper`; `split` when a
 /// unit of this board ran past its budget (its children are searched as
@@ -46,6 +46,16 @@ impl Facts {
                 self.learn(key.board, v + 1, false);
             }
             Verdict::Split => self.map.entry(key.board).or_default().split = true,
+        }
+    }
+
+    /// Takes in the bounds a worker's table held ([`Known`]).
+    pub fn add_known(&mut self, k: &Known) {
+        if let Some(lower) = k.lower {
+            self.learn(k.board, lower, true);
+        }
+        if let Some(upper) = k.upper {
+            self.learn(k.board, upper + 1, false);
         }
     }
 

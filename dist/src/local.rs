@@ -48,6 +48,7 @@ impl Engine for LocalEngine {
             verdict: a.verdict,
             nodes: a.nodes,
             seconds: a.seconds,
+            known: a.known,
         }))
     }
 

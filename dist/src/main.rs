@@ -92,6 +92,12 @@ struct SolveArgs {
     /// the units it had, whose subtrees its transposition table holds).
     #[arg(long)]
     no_affinity: bool,
+    /// Ignore the bounds a worker's table holds after a unit beyond its
+    /// verdict (by default they are facts like verdicts: the children a
+    /// split unit decided need no units of their own). To measure what
+    /// they save.
+    #[arg(long)]
+    no_known: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
@@ -141,6 +147,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-affinity`.
     #[arg(long)]
     no_affinity: bool,
+    /// The coordinator's `solve --no-known`.
+    #[arg(long)]
+    no_known: bool,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -411,6 +420,7 @@ fn coordinate_here(
         presplit: a.presplit,
         preempt: !a.no_preempt,
         affinity: !a.no_affinity,
+        known: !a.no_known,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -566,6 +576,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         presplit: a.presplit,
         preempt: !a.no_preempt,
         affinity: !a.no_affinity,
+        known: !a.no_known,
     };
     let print = |out: &SimReport| {
         if a.json {
@@ -586,6 +597,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             presplit: dispatch.presplit,
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
+            known: dispatch.known,
             progress_every: 60.0,
             charge_plans: a.charge_plans,
         };

@@ -8,8 +8,12 @@
 //! tag 1 UNIT    0 -> w  [board low 64 bits, board high 64 bits, beta as i64, budget, seq]
 //! tag 2 CANCEL  0 -> w  [seq]            stop unit seq if still running
 //! tag 3 STOP    0 -> w  [0]              the run is over: leave
-//! tag 4 REPLY   w -> 0  [seq, verdict, value as i64, nodes, nanoseconds]
+//! tag 4 REPLY   w -> 0  [seq, verdict, value as i64, nodes, nanoseconds,
+//!                        then for each known bound (worker::known):
+//!                        board low 64 bits, board high 64 bits,
+//!                        lower as i32 in bits 0..31 | upper as i32 in bits 32..63]
 //!                       verdict: 0 cancelled, 1 at least, 2 below, 3 exact, 4 split
+//!                       a bound of i32::MIN: that side unknown
 //! ```
 //!
 //! Every rank polls (`MPI_Iprobe`) with short sleeps instead of blocking
@@ -24,7 +28,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Threading;
 
 use crate::coordinator::{Engine, Issue, Reply};
-use crate::unit::{UnitKey, Verdict};
+use crate::unit::{Known, UnitKey, Verdict};
 use crate::worker::UnitSolver;
 use kalah_solver::Board;
 
@@ -129,7 +133,16 @@ impl World {
                         Some(Verdict::Exact(v)) => (3, v as i64 as u64),
                         Some(Verdict::Split) => (4, 0),
                     };
-                    let reply = [seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
+                    let mut reply = vec![seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
+                    for k in &a.known {
+                        let b = k.board.packed();
+                        let side = |v: Option<i32>| v.unwrap_or(i32::MIN) as u32 as u64;
+                        reply.extend([
+                            b as u64,
+                            (b >> 64) as u64,
+                            side(k.lower) | side(k.upper) << 32,
+                        ]);
+                    }
                     coordinator.send_with_tag(&reply[..], REPLY);
                     if stop_after {
                         return;
@@ -211,8 +224,24 @@ impl Engine for MpiEngine<'_> {
         else {
             return Ok(None);
         };
-        let mut m = [0u64; 5];
+        let mut m = vec![0u64; status.count(u64::equivalent_datatype()).max(0) as usize];
         msg.matched_receive_into(&mut m[..]);
+        if m.len() < 5 || !(m.len() - 5).is_multiple_of(3) {
+            return Err(format!(
+                "rank {}: a reply of {} words (5, then 3 a known bound)",
+                status.source_rank(),
+                m.len()
+            ));
+        }
+        let side = |w: u64| Some(w as u32 as i32).filter(|&v| v != i32::MIN);
+        let known = m[5..]
+            .chunks_exact(3)
+            .map(|k| Known {
+                board: Board::from_packed(k[0] as u128 | (k[1] as u128) << 64),
+                lower: side(k[2]),
+                upper: side(k[2] >> 32),
+            })
+            .collect();
         let verdict = match m[1] {
             0 => None,
             1 => Some(Verdict::AtLeast),
@@ -232,6 +261,7 @@ impl Engine for MpiEngine<'_> {
             verdict,
             nodes: m[3],
             seconds: m[4] as f64 / 1e9,
+            known,
         }))
     }
 

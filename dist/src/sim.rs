@@ -48,7 +48,7 @@ use crate::coordinator::{
 };
 use crate::facts::Facts;
 use crate::plan::TopTree;
-use crate::unit::{RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A simulated run.
 #[derive(Clone, Debug)]
@@ -266,10 +266,13 @@ struct Running {
     verdict: Option<Verdict>,
     nodes: u64,
     cost: Cost,
+    /// The bounds its record says the worker's table held afterwards.
+    known: Vec<Known>,
 }
 
-/// A recorded answer: verdict, nodes, whether a fill added it.
-type Answer = (Verdict, u64, bool);
+/// A recorded answer: verdict, nodes, whether a fill added it, the
+/// bounds its worker's table held afterwards.
+type Answer = (Verdict, u64, bool, Vec<Known>);
 
 struct SimEngine<'a> {
     /// Waves (Slurm job arrays): the seconds a wave costs beyond its
@@ -301,7 +304,7 @@ impl SimEngine<'_> {
     /// The verdict, cost and its kind of `issue` in this simulation.
     fn outcome(&mut self, issue: &Issue) -> (Verdict, Cost) {
         let key = &issue.key;
-        if let Some(&(v, nodes, filled)) = self.answered.get(key) {
+        if let Some(&(v, nodes, filled, _)) = self.answered.get(key) {
             self.filled += u64::from(filled);
             if filled || self.recorded_cost == 1.0 || v == Verdict::Split {
                 return (v, Cost::Measured(nodes));
@@ -360,6 +363,7 @@ impl SimEngine<'_> {
             verdict: r.verdict,
             nodes: r.nodes,
             seconds,
+            known: r.known,
         }
     }
 }
@@ -371,6 +375,10 @@ impl Engine for SimEngine<'_> {
 
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
         let (verdict, cost) = self.outcome(issue);
+        let known = match cost {
+            Cost::Measured(_) => self.answered[&issue.key].3.clone(),
+            Cost::Open(_) => Vec::new(),
+        };
         let nodes = match cost {
             Cost::Measured(n) => n,
             Cost::Open(n) => n.max(self.guess_nodes),
@@ -382,6 +390,7 @@ impl Engine for SimEngine<'_> {
             verdict: Some(verdict),
             nodes,
             cost,
+            known,
         });
         Ok(())
     }
@@ -398,6 +407,7 @@ impl Engine for SimEngine<'_> {
                 r.end = clock + latency;
                 r.verdict = None;
                 r.nodes = ((clock - r.began).max(0.0) * rate) as u64;
+                r.known.clear();
             }
         }
         Ok(())
@@ -493,6 +503,8 @@ pub struct Dispatch {
     pub preempt: bool,
     /// The coordinator's [`Settings::affinity`].
     pub affinity: bool,
+    /// The coordinator's [`Settings::known`].
+    pub known: bool,
 }
 
 /// Why a simulation stopped.
@@ -558,8 +570,9 @@ pub fn simulate(
     let mut costs = Vec::new();
     for r in records {
         let key = r.check(identity)?;
-        answered.insert(key, (r.verdict, r.nodes, r.filled));
+        answered.insert(key, (r.verdict, r.nodes, r.filled, r.known.clone()));
         oracle.add(key, r.verdict);
+        r.known.iter().for_each(|k| oracle.add_known(k));
         if matches!(r.verdict, Verdict::AtLeast | Verdict::Below) {
             costs.push(r.nodes);
         }
@@ -612,6 +625,7 @@ pub fn simulate(
             presplit: dispatch.presplit,
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
+            known: dispatch.known,
             progress_every: 0.0,
         },
     )

@@ -64,6 +64,9 @@ pub struct SimReport {
     pub preempt: bool,
     /// The coordinator's affinity dispatch (`--no-affinity`: false).
     pub affinity: bool,
+    /// Whether the coordinator takes in the bounds workers report beyond
+    /// their verdicts (`--no-known`: false).
+    pub known: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
@@ -153,6 +156,7 @@ impl SimReport {
             recorded_cost: dispatch.recorded_cost,
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
+            known: dispatch.known,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),

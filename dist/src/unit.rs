@@ -49,6 +49,59 @@ pub enum Verdict {
     Split,
 }
 
+/// Sowings below a unit's board whose bounds its worker reports after
+/// the unit ([`Known`]): the board, its children and grandchildren. A
+/// split unit's children are the coordinator's next units, and their
+/// children the units after a second split.
+pub const KNOWN_PLIES: u32 = 2;
+
+/// What a worker's transposition table held on one board's value after a
+/// unit: `lower <= value <= upper` (`None`: that side unknown), the value
+/// for the player to move, stores excluded. A table holds only facts of
+/// the game, whatever searches put them there, so these are as true as a
+/// verdict: a split or stopped unit's worker reports the children it did
+/// decide, and an answered test the bound its search found, which may be
+/// tighter than the test asked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Known {
+    /// The board, packed, 32 hex digits (as [`UnitRecord::board`]).
+    #[serde(with = "packed_hex")]
+    pub board: Board,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<i32>,
+}
+
+impl Known {
+    /// Whether some value lies in the bounds: `lower <= upper`, and both
+    /// within what the mover can still gain or lose (the seeds on the
+    /// board).
+    pub fn possible(&self) -> bool {
+        let s = self.board.seeds() as i32;
+        let lower = self.lower.unwrap_or(-s);
+        let upper = self.upper.unwrap_or(s);
+        -s <= lower && lower <= upper && upper <= s
+    }
+}
+
+/// A board as its packed bits in 32 hex digits.
+mod packed_hex {
+    use kalah_solver::Board;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(board: &Board, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:032x}", board.packed()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Board, D::Error> {
+        let text = String::deserialize(d)?;
+        u128::from_str_radix(&text, 16)
+            .map(Board::from_packed)
+            .map_err(|e| D::Error::custom(format!("board {text:?}: {e}")))
+    }
+}
+
 /// Why the coordinator stopped a unit before its answer (a record of
 /// `cancelled.jsonl`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -126,6 +179,11 @@ pub struct UnitRecord {
     /// issued. Absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub speculative: bool,
+    /// Bounds its worker's table held afterwards on boards at most
+    /// [`KNOWN_PLIES`] sowings below it, this unit's own board included
+    /// (absent when none, and in records written before it existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known: Vec<Known>,
 }
 
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the
@@ -166,6 +224,7 @@ impl UnitRecord {
             filled: false,
             stopped: None,
             speculative: false,
+            known: Vec::new(),
         }
     }
 
@@ -200,6 +259,15 @@ impl UnitRecord {
             ));
         }
         let key = self.key()?;
+        if let Some(k) = self.known.iter().find(|k| !k.possible()) {
+            return Err(format!(
+                "known bounds {:?}..{:?} of board {:032x}: no value of a board of {} seeds lies there",
+                k.lower,
+                k.upper,
+                k.board.packed(),
+                k.board.seeds()
+            ));
+        }
         let exact = key.beta == EXACT;
         match (self.verdict, exact) {
             (Verdict::Exact(_), false) => Err("an exact verdict for a test".into()),
@@ -238,5 +306,45 @@ mod tests {
         let back: UnitRecord = serde_json::from_str(&older).unwrap();
         assert_eq!(back.stopped, None);
         assert_eq!(back.key().unwrap(), key);
+    }
+
+    #[test]
+    fn known_bounds_read_back_and_impossible_ones_are_refused() {
+        let identity = RunIdentity {
+            pits: 6,
+            rules: "ec".into(),
+            table_seeds: 20,
+        };
+        let key = UnitKey {
+            board: Board::from_packed(0x0404_0404_0404_0000_0404_0404_0404),
+            beta: 2,
+        };
+        let child = Board::from_packed(0x0404_0404_0505_0000_0404_0404_0401);
+        let mut record = UnitRecord {
+            known: vec![
+                Known {
+                    board: key.board,
+                    lower: Some(3),
+                    upper: None,
+                },
+                Known {
+                    board: child,
+                    lower: Some(-4),
+                    upper: Some(-2),
+                },
+            ],
+            ..UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5)
+        };
+        let line = serde_json::to_string(&record).unwrap();
+        let back: UnitRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.check(&identity), Ok(key));
+        // 47 seeds on the child: no value lies above 47, none below -47.
+        assert_eq!(child.seeds(), 47);
+        for (lower, upper) in [(Some(-1), Some(-2)), (Some(48), None), (None, Some(-48))] {
+            record.known[1].lower = lower;
+            record.known[1].upper = upper;
+            assert!(record.check(&identity).is_err(), "{lower:?}..{upper:?}");
+        }
     }
 }

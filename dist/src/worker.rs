@@ -7,19 +7,23 @@ use std::time::{Duration, Instant};
 
 use kalah::service::setup::{new_solver, StopBy};
 use kalah::service::Error;
+use kalah_solver::search::ordering::Children;
+use kalah_solver::search::tt::{NO_LOWER, NO_UPPER};
 use kalah_solver::search::{Interrupted, SearchConfig, Solver};
 use kalah_solver::table::Tables;
-use kalah_solver::Game;
+use kalah_solver::{Board, Game};
 
-use crate::unit::{UnitKey, Verdict, EXACT};
+use crate::unit::{Known, UnitKey, Verdict, EXACT, KNOWN_PLIES};
 
 /// A unit's answer as the worker saw it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     /// `None`: cancelled (the coordinator no longer needed it).
     pub verdict: Option<Verdict>,
     pub nodes: u64,
     pub seconds: f64,
+    /// What the table held afterwards near the unit's board ([`known`]).
+    pub known: Vec<Known>,
 }
 
 /// The worker's engine. The transposition table is kept from unit to unit:
@@ -100,8 +104,48 @@ impl UnitSolver {
             verdict,
             nodes: self.solver.stats().nodes,
             seconds: started.elapsed().as_secs_f64(),
+            known: known(&self.solver, key.board),
         }
     }
+}
+
+/// The bounds `solver`'s transposition table holds on `board` and the
+/// boards up to [`KNOWN_PLIES`] sowings below it, each board once, level
+/// by level in the engine's move order. A stopped search leaves in its
+/// table the children it decided before the stop: reported, they need no
+/// unit of their own. Finished boards, boards of the endgame tables (the
+/// coordinator reads those itself) and boards the table holds nothing on
+/// are left out.
+pub fn known(solver: &Solver, board: Board) -> Vec<Known> {
+    let game = solver.game();
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut level = vec![board];
+    for ply in 0..=KNOWN_PLIES {
+        let mut next = Vec::new();
+        for b in level {
+            if !seen.insert(b) || game.terminal_value(b).is_some() {
+                continue;
+            }
+            if let Some(e) = solver.known(b) {
+                let lower = (e.lower != NO_LOWER).then_some(e.lower);
+                let upper = (e.upper != NO_UPPER).then_some(e.upper);
+                if lower.is_some() || upper.is_some() {
+                    out.push(Known {
+                        board: b,
+                        lower,
+                        upper,
+                    });
+                }
+            }
+            if ply < KNOWN_PLIES {
+                let kids = Children::generate(game, b, None, false);
+                next.extend(kids.as_slice().iter().map(|c| c.sown.board));
+            }
+        }
+        level = next;
+    }
+    out
 }
 
 /// The search a unit asks of `solver`: the exact value of an exact unit,
@@ -118,5 +162,52 @@ pub fn search_unit(solver: &Solver, key: UnitKey) -> Result<Verdict, Interrupted
                 Verdict::Below
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kalah_solver::{CaptureRule, EndRule, Position, Rules};
+
+    /// Every bound a worker reports after a unit, split at its budget or
+    /// answered, holds the value a fresh solver finds for that board, and
+    /// boards below the unit's own are among them.
+    #[test]
+    fn known_bounds_hold_the_exact_values() {
+        for (pits, seeds, capture) in [(4, 3, CaptureRule::Empty), (5, 3, CaptureRule::Standard)] {
+            let game = Game::new(
+                pits,
+                Rules {
+                    capture,
+                    end: EndRule::Sweep,
+                },
+            );
+            let start = Position::start(pits, seeds).unwrap().board();
+            let exact = UnitSolver::new(game.clone(), None, 16).unwrap();
+            let value = exact.solver.solve_board(start).unwrap();
+            let (mut below, mut splits) = (0, 0);
+            for (beta, budget) in [
+                (value, 0),
+                (value + 1, 0),
+                (value, 12_000),
+                (value + 1, 20_000),
+                (value - 3, 500),
+            ] {
+                let worker = UnitSolver::new(game.clone(), None, 16).unwrap();
+                let a = worker.solve(UnitKey { board: start, beta }, budget, || false);
+                assert!(a.verdict.is_some(), "{pits},{seeds} beta {beta}");
+                for k in &a.known {
+                    let v = exact.solver.solve_board(k.board).unwrap();
+                    assert!(k.possible(), "{k:?}");
+                    assert!(k.lower.is_none_or(|l| l <= v), "{k:?}: value {v}");
+                    assert!(k.upper.is_none_or(|u| v <= u), "{k:?}: value {v}");
+                    below += usize::from(k.board != start);
+                }
+                splits += usize::from(a.verdict == Some(Verdict::Split));
+            }
+            assert!(below > 0, "{pits},{seeds}");
+            assert!(splits > 0 || pits == 4, "{pits},{seeds}");
+        }
     }
 }

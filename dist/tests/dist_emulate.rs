@@ -24,6 +24,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     presplit: 0.25,
     preempt: true,
     affinity: true,
+    known: true,
     progress_every: 0.0,
     charge_plans: false,
 };
@@ -85,6 +86,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                         presplit: SETTINGS.presplit,
                         preempt: SETTINGS.preempt,
                         affinity: SETTINGS.affinity,
+                        known: SETTINGS.known,
                         progress_every: 0.0,
                     },
                 )

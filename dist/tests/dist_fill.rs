@@ -81,6 +81,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             presplit: 0.25,
             preempt: true,
             affinity: true,
+            known: true,
             progress_every: 0.0,
         },
     )
@@ -109,6 +110,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             presplit: 0.25,
             preempt: true,
             affinity: true,
+            known: true,
         },
         budget: BUDGET,
     };

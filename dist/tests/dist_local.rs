@@ -58,6 +58,7 @@ const SETTINGS: Settings = Settings {
     presplit: 0.25,
     preempt: true,
     affinity: true,
+    known: true,
     progress_every: 0.0,
 };
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::config::SearchConfig;
 use super::gate::NodeGate;
 use super::negamax::{guess, Shared, Worker};
-use super::tt::TranspositionTable;
+use super::tt::{TranspositionTable, TtEntry};
 use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::position::Position;
@@ -294,6 +294,17 @@ impl Solver {
     /// Empties the transposition table.
     pub fn clear_table(&self) {
         self.tt.clear();
+    }
+
+    /// What the transposition table holds on `board`'s value (for the
+    /// player to move, stores excluded): a true bound whatever search
+    /// stored it (see [`crate::search::tt`]). `None` when the table holds
+    /// no entry for it, or keeps no boards of its size.
+    pub fn known(&self, board: Board) -> Option<TtEntry> {
+        if board.seeds() > self.index.key_seeds() {
+            return None;
+        }
+        self.tt.load(self.index.key(board))
     }
 
     /// The exact value of `board` for the player to move: the net number of
