@@ -283,8 +283,8 @@ impl UnitRecord {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stopped_record_says_why_and_an_older_one_reads_without() {
+    /// Kalah(6,4) empty capture's identity, and a test of its start.
+    fn start_test() -> (RunIdentity, UnitKey) {
         let identity = RunIdentity {
             pits: 6,
             rules: "ec".into(),
@@ -294,6 +294,12 @@ mod tests {
             board: Board::from_packed(0x0404_0404_0404_0000_0404_0404_0404),
             beta: 2,
         };
+        (identity, key)
+    }
+
+    #[test]
+    fn a_stopped_record_says_why_and_an_older_one_reads_without() {
+        let (identity, key) = start_test();
         let record = UnitRecord {
             stopped: Some(Stop::Preempted),
             ..UnitRecord::answer(&identity, &key, None, 1000, 0.5)
@@ -310,15 +316,7 @@ mod tests {
 
     #[test]
     fn known_bounds_read_back_and_impossible_ones_are_refused() {
-        let identity = RunIdentity {
-            pits: 6,
-            rules: "ec".into(),
-            table_seeds: 20,
-        };
-        let key = UnitKey {
-            board: Board::from_packed(0x0404_0404_0404_0000_0404_0404_0404),
-            beta: 2,
-        };
+        let (identity, key) = start_test();
         let child = Board::from_packed(0x0404_0404_0505_0000_0404_0404_0401);
         let mut record = UnitRecord {
             known: vec![
