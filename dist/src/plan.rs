@@ -776,17 +776,18 @@ impl Pass<'_, '_> {
 /// MTD(f)'s root bounds: the next test `value >= beta`, from the tests
 /// decided so far.
 ///
-/// The sequence starts at the guess, moves away from it by one step, one
-/// step, two, four, ... until a test goes the other way, then bisects.
-/// Values lie on the lattice `-s, -s + step, ..., s`; `beta` is always
-/// on it, in `(lower, upper]`, until `lower == upper` (the value).
+/// The sequence starts at the guess and moves away from it one step at a
+/// time until a test goes the other way, as the one-machine solve's
+/// MTD(f) does from its fail-soft bounds (a root test here has only its
+/// outcome): a fail-low test, every root move refuted, is the dearest
+/// kind, and a longer stride would overshoot the value with one. Values
+/// lie on the lattice `-s, -s + step, ..., s`; `beta` is always on it, in
+/// `(lower, upper]`, until `lower == upper` (the value).
 #[derive(Clone, Debug)]
 struct Mtdf {
     lower: i32,
     upper: i32,
     step: i32,
-    delta: i32,
-    tests: usize,
     rose: bool,
     fell: bool,
     /// The next test; `None` once the value is known.
@@ -805,8 +806,6 @@ impl Mtdf {
             lower: -s,
             upper: s,
             step,
-            delta: step,
-            tests: 0,
             rose: false,
             fell: false,
             beta: (s > 0).then_some(beta),
@@ -816,7 +815,6 @@ impl Mtdf {
     /// Takes in the outcome of the test at [`Mtdf::beta`].
     fn decide(&mut self, holds: bool) {
         let Some(beta) = self.beta else { return };
-        self.tests += 1;
         if holds {
             self.lower = beta;
             self.rose = true;
@@ -831,14 +829,9 @@ impl Mtdf {
         let n = (self.upper - self.lower) / self.step;
         self.beta = Some(match (self.rose, self.fell) {
             (true, true) => self.lower + self.step * ((n + 1) / 2),
-            (true, false) => (beta + self.delta).min(self.upper),
-            (false, _) => (beta - self.delta).max(self.lower + self.step),
+            (true, false) => (beta + self.step).min(self.upper),
+            (false, _) => (beta - self.step).max(self.lower + self.step),
         });
-        // Steps of one, one, two, four, ...: the guess is usually within
-        // a step or two of the value.
-        if self.tests > 1 {
-            self.delta *= 2;
-        }
     }
 }
 
