@@ -14,7 +14,7 @@ use kalah_solver::Board;
 use crate::facts::Facts;
 use crate::plan::{Plan, RootState, Solved, TopTree};
 use crate::store::WorkDir;
-use crate::unit::{Known, RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{check_known, Known, RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
 
 /// A unit handed to a worker.
 #[derive(Clone, Copy, Debug)]
@@ -395,15 +395,12 @@ pub fn coordinate(
                 rate_nodes += reply.nodes;
                 rate_seconds += reply.seconds;
             }
-            if let Some(k) = reply.known.iter().find(|k| !k.possible()) {
-                return Err(format!(
-                    "worker {} reported bounds {:?}..{:?} for a board of {} seeds: a fault in its solver or tables",
-                    reply.worker,
-                    k.lower,
-                    k.upper,
-                    k.board.seeds()
-                ));
-            }
+            check_known(&reply.known).map_err(|e| {
+                format!(
+                    "worker {} reported {e}: a fault in its solver or tables",
+                    reply.worker
+                )
+            })?;
             if settings.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }

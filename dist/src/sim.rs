@@ -270,17 +270,14 @@ struct Running {
     known: Vec<Known>,
 }
 
-/// A recorded answer: verdict, nodes, whether a fill added it, the
-/// bounds its worker's table held afterwards.
-type Answer = (Verdict, u64, bool, Vec<Known>);
-
 struct SimEngine<'a> {
     /// Waves (Slurm job arrays): the seconds a wave costs beyond its
     /// longest unit; `None`: units dispatched one by one (MPI).
     waves: Option<f64>,
     /// Replies of a finished wave not yet handed to the coordinator.
     delivered: std::collections::VecDeque<Reply>,
-    answered: &'a HashMap<UnitKey, Answer>,
+    /// The record answering each unit.
+    answered: &'a HashMap<UnitKey, &'a UnitRecord>,
     /// Nodes units ran unanswered (the most of each).
     beyond: &'a HashMap<UnitKey, u64>,
     oracle: &'a Facts,
@@ -300,20 +297,22 @@ struct SimEngine<'a> {
     filled: u64,
 }
 
-impl SimEngine<'_> {
-    /// The verdict, cost and its kind of `issue` in this simulation.
-    fn outcome(&mut self, issue: &Issue) -> (Verdict, Cost) {
+impl<'a> SimEngine<'a> {
+    /// The verdict, cost and its kind of `issue` in this simulation, and
+    /// the bounds its record says the worker's table held afterwards.
+    fn outcome(&mut self, issue: &Issue) -> (Verdict, Cost, &'a [Known]) {
         let key = &issue.key;
-        if let Some(&(v, nodes, filled, _)) = self.answered.get(key) {
+        if let Some(&r) = self.answered.get(key) {
+            let (v, nodes, filled) = (r.verdict, r.nodes, r.filled);
             self.filled += u64::from(filled);
             if filled || self.recorded_cost == 1.0 || v == Verdict::Split {
-                return (v, Cost::Measured(nodes));
+                return (v, Cost::Measured(nodes), &r.known);
             }
             let mut scaled = (nodes as f64 * self.recorded_cost) as u64;
             if key.beta != EXACT && self.budget > 0 {
                 scaled = scaled.min(self.budget.max(nodes));
             }
-            return (v, Cost::Measured(scaled));
+            return (v, Cost::Measured(scaled), &r.known);
         }
         let holds = self
             .oracle
@@ -324,7 +323,11 @@ impl SimEngine<'_> {
         } else {
             Verdict::Below
         };
-        (v, Cost::Open(self.beyond.get(key).copied().unwrap_or(0)))
+        (
+            v,
+            Cost::Open(self.beyond.get(key).copied().unwrap_or(0)),
+            &[],
+        )
     }
 
     /// The running unit that ends first, and when.
@@ -374,11 +377,7 @@ impl Engine for SimEngine<'_> {
     }
 
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
-        let (verdict, cost) = self.outcome(issue);
-        let known = match cost {
-            Cost::Measured(_) => self.answered[&issue.key].3.clone(),
-            Cost::Open(_) => Vec::new(),
-        };
+        let (verdict, cost, known) = self.outcome(issue);
         let nodes = match cost {
             Cost::Measured(n) => n,
             Cost::Open(n) => n.max(self.guess_nodes),
@@ -390,7 +389,7 @@ impl Engine for SimEngine<'_> {
             verdict: Some(verdict),
             nodes,
             cost,
-            known,
+            known: known.to_vec(),
         });
         Ok(())
     }
@@ -570,7 +569,7 @@ pub fn simulate(
     let mut costs = Vec::new();
     for r in records {
         let key = r.check(identity)?;
-        answered.insert(key, (r.verdict, r.nodes, r.filled, r.known.clone()));
+        answered.insert(key, r);
         oracle.add(key, r.verdict);
         r.known.iter().for_each(|k| oracle.add_known(k));
         if matches!(r.verdict, Verdict::AtLeast | Verdict::Below) {

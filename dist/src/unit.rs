@@ -85,20 +85,47 @@ impl Known {
     }
 }
 
-/// A board as its packed bits in 32 hex digits.
+/// The first of `known` that no value of its board can have, as an
+/// error naming it.
+///
+/// # Errors
+/// A bound with no value between its sides ([`Known::possible`]).
+pub fn check_known(known: &[Known]) -> Result<(), String> {
+    match known.iter().find(|k| !k.possible()) {
+        None => Ok(()),
+        Some(k) => Err(format!(
+            "known bounds {:?}..{:?} of board {}: no value of a board of {} seeds lies there",
+            k.lower,
+            k.upper,
+            board_text(k.board),
+            k.board.seeds()
+        )),
+    }
+}
+
+/// A board as its records write it: its packed bits in 32 hex digits.
+fn board_text(board: Board) -> String {
+    format!("{:032x}", board.packed())
+}
+
+/// A board read back from [`board_text`].
+fn board_from_text(text: &str) -> Result<Board, String> {
+    u128::from_str_radix(text, 16)
+        .map(Board::from_packed)
+        .map_err(|e| format!("board {text:?}: {e}"))
+}
+
+/// [`Known::board`] in records, as [`board_text`].
 mod packed_hex {
     use kalah_solver::Board;
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(board: &Board, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{:032x}", board.packed()))
+        s.serialize_str(&super::board_text(*board))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Board, D::Error> {
-        let text = String::deserialize(d)?;
-        u128::from_str_radix(&text, 16)
-            .map(Board::from_packed)
-            .map_err(|e| D::Error::custom(format!("board {text:?}: {e}")))
+        super::board_from_text(&String::deserialize(d)?).map_err(D::Error::custom)
     }
 }
 
@@ -209,7 +236,7 @@ impl UnitRecord {
     ) -> UnitRecord {
         UnitRecord {
             identity: identity.clone(),
-            board: format!("{:032x}", key.board.packed()),
+            board: board_text(key.board),
             houses: houses_text(key.board, identity.pits),
             beta: (key.beta != EXACT).then_some(key.beta),
             verdict: verdict.unwrap_or(Verdict::Split),
@@ -233,10 +260,8 @@ impl UnitRecord {
     /// # Errors
     /// A board that is not 32 hex digits.
     pub fn key(&self) -> Result<UnitKey, String> {
-        let bits = u128::from_str_radix(&self.board, 16)
-            .map_err(|e| format!("board {:?}: {e}", self.board))?;
         Ok(UnitKey {
-            board: Board::from_packed(bits),
+            board: board_from_text(&self.board)?,
             beta: self.beta.unwrap_or(EXACT),
         })
     }
@@ -259,15 +284,7 @@ impl UnitRecord {
             ));
         }
         let key = self.key()?;
-        if let Some(k) = self.known.iter().find(|k| !k.possible()) {
-            return Err(format!(
-                "known bounds {:?}..{:?} of board {:032x}: no value of a board of {} seeds lies there",
-                k.lower,
-                k.upper,
-                k.board.packed(),
-                k.board.seeds()
-            ));
-        }
+        check_known(&self.known)?;
         let exact = key.beta == EXACT;
         match (self.verdict, exact) {
             (Verdict::Exact(_), false) => Err("an exact verdict for a test".into()),
