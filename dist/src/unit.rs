@@ -26,10 +26,11 @@ impl UnitKey {
     /// The file stem of its record: the packed board in 32 hex digits, the
     /// bound (`x` for an exact unit).
     pub fn stem(&self) -> String {
+        let board = board_text(self.board);
         if self.beta == EXACT {
-            format!("{:032x}_x", self.board.packed())
+            format!("{board}_x")
         } else {
-            format!("{:032x}_{}", self.board.packed(), self.beta)
+            format!("{board}_{}", self.beta)
         }
     }
 }
