@@ -40,6 +40,9 @@ pub struct Reply {
     /// Bounds the worker's table held afterwards near the unit's board
     /// ([`crate::worker::known`]), whatever the verdict.
     pub known: Vec<Known>,
+    /// A split test's child its search was in ([`crate::worker::inside`]):
+    /// its house.
+    pub inside: Option<u8>,
 }
 
 /// Workers the coordinator hands units to.
@@ -91,6 +94,11 @@ pub struct Settings {
     /// units, and an answered test's own bound may decide later tests of
     /// its board. Off only to measure what they save.
     pub known: bool,
+    /// A worker whose test was split at its budget is handed back the
+    /// child its search was in ([`Reply::inside`]), whose subtree its
+    /// table holds, if the plan needs that child's test and no other
+    /// worker runs it. Off only to measure what it saves.
+    pub resume: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -297,6 +305,7 @@ pub fn coordinate(
         settings,
         owners: HashMap::new(),
         last_worker: HashMap::new(),
+        resume: HashMap::new(),
     };
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
@@ -408,6 +417,15 @@ pub fn coordinate(
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
             {
                 let key = record.key()?;
+                if let (Some(Verdict::Split), Some(house), true) =
+                    (reply.verdict, reply.inside, settings.resume)
+                {
+                    let game = tree.game();
+                    if usize::from(house) < game.pits() && game.moves(key.board) >> house & 1 == 1 {
+                        let child = game.sow(key.board, usize::from(house)).board;
+                        hand.resume.insert(child, reply.worker);
+                    }
+                }
                 facts.add(key, record.verdict);
                 last_answer = Some(record.seq);
                 let link = Link {
@@ -454,6 +472,11 @@ struct Hand {
     owners: HashMap<Board, usize>,
     /// The worker last handed a unit of each board.
     last_worker: HashMap<Board, usize>,
+    /// Children of split tests whose worker's search was in them
+    /// ([`Reply::inside`]): that worker takes their unit first ([`assign`]).
+    /// Kept only until the next hand-out: the worker is idle since its
+    /// split, and takes other units after it.
+    resume: HashMap<Board, usize>,
 }
 
 impl Hand {
@@ -470,7 +493,8 @@ impl Hand {
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
         let owners = self.settings.affinity.then_some(&self.owners);
-        for (w, i) in assign(plan, running, &idle, owners) {
+        let resume = std::mem::take(&mut self.resume);
+        for (w, i) in assign(plan, running, &idle, owners, &resume) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
@@ -525,23 +549,26 @@ const AFFINITY_WINDOW: usize = 4096;
 /// Which idle worker takes which unit of `plan` (indices into
 /// [`Plan::needed`]): `min(idle, ready)` pairs, never a unit `running`.
 ///
-/// Required units go first, then speculative ones in order. Without
-/// `owners` (the worker last handed a unit at or below each board), in
-/// order to the idle workers in order. With it, first each ready unit, in
-/// order, goes to the idle worker that owns its nearest board ([`near`]:
-/// the board itself, then its ancestors) among the idle ones, if any; the
-/// idle workers left then take the units left, in order. A worker's
-/// transposition table then holds much of the subtrees of the units it
-/// gets, as one machine's table holds the whole tree. This reorders which
-/// needed unit starts first, never whether one starts: as many units are
-/// handed out as without it (of the speculative units only the first as
-/// many as the idle workers are looked at, so speculation keeps its
-/// order).
+/// First, a unit whose board is in `resume` (the child a split test's
+/// search was in) goes to the worker named there if it is idle: its table
+/// holds that child's subtree. Then required units go first, then
+/// speculative ones in order. Without `owners` (the worker last handed a
+/// unit at or below each board), in order to the idle workers in order.
+/// With it, first each ready unit, in order, goes to the idle worker that
+/// owns its nearest board ([`near`]: the board itself, then its
+/// ancestors) among the idle ones, if any; the idle workers left then
+/// take the units left, in order. A worker's transposition table then
+/// holds much of the subtrees of the units it gets, as one machine's
+/// table holds the whole tree. This reorders which needed unit starts
+/// first, never whether one starts: as many units are handed out as
+/// without it (of the speculative units only the first as many as the
+/// idle workers are looked at, so speculation keeps its order).
 fn assign(
     plan: &Plan,
     running: &HashSet<UnitKey>,
     idle: &[usize],
     owners: Option<&HashMap<Board, usize>>,
+    resume: &HashMap<Board, usize>,
 ) -> Vec<(usize, usize)> {
     let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
     for &w in idle {
@@ -556,22 +583,44 @@ fn assign(
         Some(_) => AFFINITY_WINDOW.max(idle.len()),
         None => idle.len(),
     };
-    for (range, window) in [
+    let groups: Vec<Vec<usize>> = [
         (0..plan.required, required_window),
         (plan.required..plan.needed.len(), idle.len()),
-    ] {
+    ]
+    .into_iter()
+    .map(|(range, window)| {
+        range
+            .filter(|&i| !running.contains(&plan.needed[i]))
+            .take(window)
+            .collect()
+    })
+    .collect();
+    let mut taken: Vec<Vec<bool>> = groups.iter().map(|g| vec![false; g.len()]).collect();
+    if !resume.is_empty() {
+        for (group, taken) in groups.iter().zip(&mut taken) {
+            for (t, &i) in group.iter().enumerate() {
+                if let Some(&w) = resume.get(&plan.needed[i].board) {
+                    if free.get(w) == Some(&true) {
+                        out.push((w, i));
+                        free[w] = false;
+                        left -= 1;
+                        taken[t] = true;
+                    }
+                }
+            }
+        }
+    }
+    for (group, taken) in groups.iter().zip(&mut taken) {
         if left == 0 {
             break;
         }
-        let group: Vec<usize> = range
-            .filter(|&i| !running.contains(&plan.needed[i]))
-            .take(window)
-            .collect();
-        let mut taken = vec![false; group.len()];
         if let Some(owners) = owners {
             for (t, &i) in group.iter().enumerate() {
                 if left == 0 {
                     break;
+                }
+                if taken[t] {
+                    continue;
                 }
                 let home = near(&plan.needed[i].board, plan.paths[i].as_slice())
                     .filter_map(|b| owners.get(b).copied())
@@ -824,7 +873,7 @@ mod tests {
     fn without_owners_units_go_in_order() {
         let p = plan();
         let running = HashSet::from([p.needed[0]]);
-        let got = assign(&p, &running, &[3, 1], None);
+        let got = assign(&p, &running, &[3, 1], None, &HashMap::new());
         check(&p, &running, &[3, 1], &got);
         assert_eq!(got, vec![(3, 1), (1, 2)]);
     }
@@ -834,13 +883,13 @@ mod tests {
         let p = plan();
         // Worker 1 had a unit below ancestor 2, worker 0 one of board 11.
         let owners = HashMap::from([(board(2), 1), (board(11), 0)]);
-        let got = assign(&p, &HashSet::new(), &[1], Some(&owners));
+        let got = assign(&p, &HashSet::new(), &[1], Some(&owners), &HashMap::new());
         assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
-        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners));
+        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &HashMap::new());
         check(&p, &HashSet::new(), &[0, 1], &got);
         assert_eq!(got, vec![(0, 1), (1, 3)], "the same board before a sibling");
         // An owner that is busy: the idle worker takes the first unit.
-        let got = assign(&p, &HashSet::new(), &[2], Some(&owners));
+        let got = assign(&p, &HashSet::new(), &[2], Some(&owners), &HashMap::new());
         assert_eq!(got, vec![(2, 0)]);
     }
 
@@ -853,11 +902,31 @@ mod tests {
         // before speculative unit 4.
         let owners = HashMap::from([(board(2), 1)]);
         let running: HashSet<UnitKey> = p.needed[..4].iter().copied().collect();
-        let got = assign(&p, &running, &[1], Some(&owners));
+        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new());
         assert_eq!(got, vec![(1, 4)]);
         let running = HashSet::from([p.needed[3]]);
-        let got = assign(&p, &running, &[1, 5, 6, 7], Some(&owners));
+        let got = assign(&p, &running, &[1, 5, 6, 7], Some(&owners), &HashMap::new());
         check(&p, &running, &[1, 5, 6, 7], &got);
         assert_eq!(got, vec![(1, 0), (5, 1), (6, 2), (7, 4)]);
+    }
+
+    #[test]
+    fn a_split_worker_takes_back_the_child_it_was_in() {
+        let p = plan();
+        // Worker 1 owns ancestor 2 and was searching unit 5's board (a
+        // speculative unit) when its test was split: it takes unit 5 before
+        // the required units near its own; the others go in order.
+        let owners = HashMap::from([(board(2), 1)]);
+        let resume = HashMap::from([(p.needed[5].board, 1)]);
+        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &resume);
+        check(&p, &HashSet::new(), &[0, 1], &got);
+        assert_eq!(got, vec![(1, 5), (0, 0)]);
+        // A child already running elsewhere, or a worker not idle, changes
+        // nothing.
+        let running = HashSet::from([p.needed[5]]);
+        let got = assign(&p, &running, &[1], Some(&owners), &resume);
+        assert_eq!(got, vec![(1, 3)]);
+        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume);
+        assert_eq!(got, vec![(0, 0)]);
     }
 }

@@ -54,7 +54,7 @@ use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings, Si
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
 use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
-use crate::worker::{known, search_unit};
+use crate::worker::{inside, known, search_unit};
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -77,6 +77,8 @@ pub struct EmuSettings {
     pub affinity: bool,
     /// [`Settings::known`].
     pub known: bool,
+    /// [`Settings::resume`].
+    pub resume: bool,
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
@@ -130,6 +132,8 @@ struct Running {
     /// What its worker's table held afterwards ([`crate::worker::known`]),
     /// read when its search ended.
     known: Vec<Known>,
+    /// The child a stopped search was in ([`crate::worker::inside`]).
+    inside: Option<u8>,
 }
 
 impl Running {
@@ -187,6 +191,9 @@ impl EmuEngine<'_> {
         let nodes = worker.solver.stats().nodes;
         self.searched += nodes;
         r.known = known(&worker.solver, r.issue.key.board);
+        if result.is_err() {
+            r.inside = inside(&worker.solver, r.issue.key);
+        }
         (result, nodes)
     }
 
@@ -327,6 +334,7 @@ impl Engine for EmuEngine<'_> {
             verdict: None,
             nodes: 0,
             known: Vec::new(),
+            inside: None,
         });
         Ok(())
     }
@@ -388,6 +396,7 @@ impl Engine for EmuEngine<'_> {
                 nodes: r.nodes,
                 seconds,
                 known: r.known,
+                inside: r.inside.filter(|_| r.verdict == Some(Verdict::Split)),
             }));
         }
     }
@@ -473,6 +482,7 @@ pub fn emulate(
             preempt: settings.preempt,
             affinity: settings.affinity,
             known: settings.known,
+            resume: settings.resume,
             progress_every: settings.progress_every,
         },
     )?;

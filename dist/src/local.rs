@@ -49,6 +49,7 @@ impl Engine for LocalEngine {
             nodes: a.nodes,
             seconds: a.seconds,
             known: a.known,
+            inside: a.inside,
         }))
     }
 

@@ -98,6 +98,11 @@ struct SolveArgs {
     /// they save.
     #[arg(long)]
     no_known: bool,
+    /// Do not hand a worker whose test was split at its budget the child
+    /// its search was in (by default it resumes that child, whose subtree
+    /// its table holds). To measure what that saves.
+    #[arg(long)]
+    no_resume: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
@@ -150,6 +155,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-known`.
     #[arg(long)]
     no_known: bool,
+    /// The coordinator's `solve --no-resume`.
+    #[arg(long)]
+    no_resume: bool,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -421,6 +429,7 @@ fn coordinate_here(
         preempt: !a.no_preempt,
         affinity: !a.no_affinity,
         known: !a.no_known,
+        resume: !a.no_resume,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -577,6 +586,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         preempt: !a.no_preempt,
         affinity: !a.no_affinity,
         known: !a.no_known,
+        resume: !a.no_resume,
     };
     let print = |out: &SimReport| {
         if a.json {
@@ -598,6 +608,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
             known: dispatch.known,
+            resume: dispatch.resume,
             progress_every: 60.0,
             charge_plans: a.charge_plans,
         };

@@ -8,11 +8,14 @@
 //! tag 1 UNIT    0 -> w  [board low 64 bits, board high 64 bits, beta as i64, budget, seq]
 //! tag 2 CANCEL  0 -> w  [seq]            stop unit seq if still running
 //! tag 3 STOP    0 -> w  [0]              the run is over: leave
-//! tag 4 REPLY   w -> 0  [seq, verdict, value as i64, nodes, nanoseconds,
+//! tag 4 REPLY   w -> 0  [seq, verdict, value, nodes, nanoseconds,
 //!                        then for each known bound (worker::known):
 //!                        board low 64 bits, board high 64 bits,
 //!                        lower as i32 in bits 0..31 | upper as i32 in bits 32..63]
 //!                       verdict: 0 cancelled, 1 at least, 2 below, 3 exact, 4 split
+//!                       value: exact: the value as i64; split: the house
+//!                       the search was in (worker::inside) plus one, 0 if
+//!                       none; else 0
 //!                       a bound of i32::MIN: that side unknown
 //! ```
 //!
@@ -131,7 +134,7 @@ impl World {
                         Some(Verdict::AtLeast) => (1, 0),
                         Some(Verdict::Below) => (2, 0),
                         Some(Verdict::Exact(v)) => (3, v as i64 as u64),
-                        Some(Verdict::Split) => (4, 0),
+                        Some(Verdict::Split) => (4, a.inside.map_or(0, |h| u64::from(h) + 1)),
                     };
                     let mut reply = vec![seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
                     for k in &a.known {
@@ -262,6 +265,7 @@ impl Engine for MpiEngine<'_> {
             nodes: m[3],
             seconds: m[4] as f64 / 1e9,
             known,
+            inside: (m[1] == 4 && m[2] > 0).then(|| (m[2] - 1) as u8),
         }))
     }
 

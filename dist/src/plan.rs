@@ -224,6 +224,11 @@ impl<'a> TopTree<'a> {
         }
     }
 
+    /// The game whose top tree this is.
+    pub fn game(&self) -> &'a Game {
+        self.game
+    }
+
     /// Replays the whole search against `facts` (taking in what it derives)
     /// and says which units it needs, or the answer.
     ///

@@ -367,6 +367,8 @@ impl<'a> SimEngine<'a> {
             nodes: r.nodes,
             seconds,
             known: r.known,
+            // A record does not say where a split search was.
+            inside: None,
         }
     }
 }
@@ -504,6 +506,8 @@ pub struct Dispatch {
     pub affinity: bool,
     /// The coordinator's [`Settings::known`].
     pub known: bool,
+    /// The coordinator's [`Settings::resume`].
+    pub resume: bool,
 }
 
 /// Why a simulation stopped.
@@ -625,6 +629,7 @@ pub fn simulate(
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
             known: dispatch.known,
+            resume: dispatch.resume,
             progress_every: 0.0,
         },
     )

@@ -67,6 +67,9 @@ pub struct SimReport {
     /// Whether the coordinator takes in the bounds workers report beyond
     /// their verdicts (`--no-known`: false).
     pub known: bool,
+    /// Whether a split worker resumes the child its search was in
+    /// (`--no-resume`: false).
+    pub resume: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
@@ -157,6 +160,7 @@ impl SimReport {
             preempt: dispatch.preempt,
             affinity: dispatch.affinity,
             known: dispatch.known,
+            resume: dispatch.resume,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),

@@ -24,6 +24,9 @@ pub struct Answer {
     pub seconds: f64,
     /// What the table held afterwards near the unit's board ([`known`]).
     pub known: Vec<Known>,
+    /// For a test split at its budget: the house whose child the search
+    /// was in when it stopped ([`inside`]).
+    pub inside: Option<u8>,
 }
 
 /// The worker's engine. The transposition table is kept from unit to unit:
@@ -101,6 +104,9 @@ impl UnitSolver {
             Err(_) => None,
         };
         Answer {
+            inside: (verdict == Some(Verdict::Split))
+                .then(|| inside(&self.solver, key))
+                .flatten(),
             verdict,
             nodes: self.solver.stats().nodes,
             seconds: started.elapsed().as_secs_f64(),
@@ -146,6 +152,56 @@ pub fn known(solver: &Solver, board: Board) -> Vec<Known> {
         level = next;
     }
     out
+}
+
+/// The child of a test's board that `solver`'s search of `key` was in
+/// when it stopped, as its house: the first child, in the order the
+/// search takes them (the table's best move first, then the engine's
+/// order), that the table does not decide for `key.beta`. A search takes
+/// a test's children one after another and stores each child's bound as
+/// it returns, so the children before the one it was in are decided in
+/// its table, and that one is not (read after the search, before the
+/// table is used again). A stopped search's table holds that child's
+/// subtree: the same worker resumes it at a fraction of a fresh search's
+/// cost, which is why the coordinator hands that child back to it. `None`
+/// when every child is decided or `key` is exact.
+///
+/// The order is the search's as far as its inputs are the table's best
+/// move and the sowings; a cut the search made before ordering (a child
+/// settled by the endgame tables) is a decided child here too.
+pub fn inside(solver: &Solver, key: UnitKey) -> Option<u8> {
+    if key.beta == EXACT {
+        return None;
+    }
+    let game = solver.game();
+    let best = solver.known(key.board).and_then(|e| e.best_move);
+    let mut kids = Children::generate(game, key.board, best, solver.config().ordering);
+    kids.sort();
+    let table_seeds = solver.table_seeds();
+    kids.as_slice()
+        .iter()
+        .find(|c| {
+            let b = c.sown.board;
+            if game.terminal_value(b).is_some() || b.seeds() <= table_seeds {
+                return false;
+            }
+            let Some(e) = solver.known(b) else {
+                return true;
+            };
+            // The parent holds through this child when the child's value
+            // is at least `need` (extra turn: the same mover) or at most
+            // `need` (the turn passes).
+            let g = c.sown.gain as i32;
+            let decided = if c.sown.extra_turn {
+                let need = key.beta - g;
+                e.lower >= need || e.upper < need
+            } else {
+                let need = g - key.beta;
+                e.upper <= need || e.lower > need
+            };
+            !decided
+        })
+        .map(|c| c.house)
 }
 
 /// The search a unit asks of `solver`: the exact value of an exact unit,
@@ -209,5 +265,55 @@ mod tests {
             assert!(below > 0, "{pits},{seeds}");
             assert!(splits > 0 || pits == 4, "{pits},{seeds}");
         }
+    }
+
+    /// A test split at its budget names the child its search was in, and
+    /// that child's test costs the same worker less than a fresh one: its
+    /// table holds the part of the subtree searched before the stop.
+    #[test]
+    fn a_split_names_the_child_its_table_holds() {
+        let game = Game::new(
+            5,
+            Rules {
+                capture: CaptureRule::Standard,
+                end: EndRule::Sweep,
+            },
+        );
+        let start = Position::start(5, 3).unwrap().board();
+        let exact = UnitSolver::new(game.clone(), None, 16).unwrap();
+        let value = exact.solver.solve_board(start).unwrap();
+        let mut resumed = 0;
+        for (beta, budget) in [(value + 1, 20_000), (value, 8_000), (value + 1, 30_000)] {
+            let worker = UnitSolver::new(game.clone(), None, 16).unwrap();
+            let key = UnitKey { board: start, beta };
+            let a = worker.solve(key, budget, || false);
+            if a.verdict != Some(Verdict::Split) {
+                continue;
+            }
+            let house = a.inside.expect("a split search is inside a child");
+            let sown = game.sow(start, usize::from(house));
+            let g = sown.gain as i32;
+            let child = UnitKey {
+                board: sown.board,
+                beta: if sown.extra_turn {
+                    beta - g
+                } else {
+                    g - beta + 1
+                },
+            };
+            let again = worker.solve(child, 0, || false);
+            let fresh = UnitSolver::new(game.clone(), None, 16)
+                .unwrap()
+                .solve(child, 0, || false);
+            assert_eq!(again.verdict, fresh.verdict);
+            assert!(
+                again.nodes < fresh.nodes,
+                "beta {beta}: resumed {} nodes, fresh {}",
+                again.nodes,
+                fresh.nodes
+            );
+            resumed += 1;
+        }
+        assert!(resumed >= 2, "{resumed} splits");
     }
 }

@@ -25,6 +25,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     preempt: true,
     affinity: true,
     known: true,
+    resume: true,
     progress_every: 0.0,
     charge_plans: false,
 };
@@ -87,6 +88,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                         preempt: SETTINGS.preempt,
                         affinity: SETTINGS.affinity,
                         known: SETTINGS.known,
+                        resume: SETTINGS.resume,
                         progress_every: 0.0,
                     },
                 )

@@ -82,6 +82,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             preempt: true,
             affinity: true,
             known: true,
+            resume: true,
             progress_every: 0.0,
         },
     )
@@ -111,6 +112,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             preempt: true,
             affinity: true,
             known: true,
+            resume: true,
         },
         budget: BUDGET,
     };

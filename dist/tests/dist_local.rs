@@ -59,6 +59,7 @@ const SETTINGS: Settings = Settings {
     preempt: true,
     affinity: true,
     known: true,
+    resume: true,
     progress_every: 0.0,
 };
 

@@ -249,6 +249,15 @@ impl Solver {
         &self.config
     }
 
+    /// The most seeds of a board the endgame tables answer (0: no tables,
+    /// or probes off): such a board is never searched.
+    pub fn table_seeds(&self) -> u32 {
+        match &self.probe {
+            Some(p) if self.config.probes => p.max_seeds(),
+            _ => 0,
+        }
+    }
+
     /// Set it to stop every search of this solver at its next check (within
     /// about a thousand nodes); the search then returns [`Interrupted`].
     /// Clear it before searching again. `None` once
