@@ -420,7 +420,7 @@ pub fn coordinate(
                 if let (Some(Verdict::Split), Some(house), true) =
                     (reply.verdict, reply.inside, settings.resume)
                 {
-                    let game = tree.game();
+                    let game = tree.game;
                     if usize::from(house) < game.pits() && game.moves(key.board) >> house & 1 == 1 {
                         let child = game.sow(key.board, usize::from(house)).board;
                         hand.resume.insert(child, reply.worker);
