@@ -54,7 +54,7 @@ use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings, Si
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
 use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
-use crate::worker::{inside, known, search_unit};
+use crate::worker::{add_line, inside, known, search_unit, UnitSearch};
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +121,7 @@ struct Running {
     issue: Issue,
     began: f64,
     /// Its search, while it runs (waiting at the gate between steps).
-    search: Option<JoinHandle<Result<Verdict, Interrupted>>>,
+    search: Option<JoinHandle<UnitSearch>>,
     /// Nodes searched so far (where it waits).
     at: u64,
     /// `None` until answered or stopped; then its simulated end, verdict
@@ -191,9 +191,16 @@ impl EmuEngine<'_> {
         let nodes = worker.solver.stats().nodes;
         self.searched += nodes;
         r.known = known(&worker.solver, r.issue.key.board);
-        if result.is_err() {
-            r.inside = inside(&worker.solver, r.issue.key);
-        }
+        let result = match result {
+            Ok((v, line)) => {
+                add_line(&mut r.known, line);
+                Ok(v)
+            }
+            Err(e) => {
+                r.inside = inside(&worker.solver, r.issue.key);
+                Err(e)
+            }
+        };
         (result, nodes)
     }
 

@@ -9,12 +9,14 @@ use crate::unit::{Known, UnitKey, Verdict, EXACT};
 
 /// Bounds on one board's value: `lower <= value <= upper`; `split` when a
 /// unit of this board ran past its budget (its children are searched as
-/// units instead).
+/// units instead); `solved` when an exact unit of it was answered (its
+/// worker reported a perfect game below it).
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
     lower: i32,
     upper: i32,
     split: bool,
+    solved: bool,
 }
 
 impl Default for Bounds {
@@ -23,6 +25,7 @@ impl Default for Bounds {
             lower: i32::MIN,
             upper: i32::MAX,
             split: false,
+            solved: false,
         }
     }
 }
@@ -44,6 +47,7 @@ impl Facts {
                 debug_assert_eq!(key.beta, EXACT);
                 self.learn(key.board, v, true);
                 self.learn(key.board, v + 1, false);
+                self.map.entry(key.board).or_default().solved = true;
             }
             Verdict::Split => self.map.entry(key.board).or_default().split = true,
         }
@@ -85,6 +89,11 @@ impl Facts {
     pub fn exact(&self, board: Board) -> Option<i32> {
         let b = self.map.get(&board)?;
         (b.lower == b.upper).then_some(b.lower)
+    }
+
+    /// Whether an exact unit of `board` was answered.
+    pub fn solved(&self, board: Board) -> bool {
+        self.map.get(&board).is_some_and(|b| b.solved)
     }
 
     /// Whether a unit of `board` was split.

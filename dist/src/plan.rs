@@ -709,37 +709,64 @@ impl Pass<'_, '_> {
         while !pos.is_over(game.rules()) {
             self.path.push(pos.board());
             let kids = self.tree.order(pos.board());
-            let mut chosen = None;
-            for c in kids.iter() {
-                // The child keeps the value: its own value is exactly what
-                // the parent's value leaves it (bounded above by it always).
+            // A child the facts already say keeps the value (below the
+            // frontier, from an exact unit's perfect game) goes first.
+            let mut chosen = kids.iter().copied().find(|c| {
                 let g = c.sown.gain as i32;
-                let keeps = if c.sown.extra_turn {
-                    self.test(c.sown.board, vb - g, depth + 1, true)
+                if c.sown.extra_turn {
+                    self.quick(c.sown.board, vb - g) == Some(true)
                 } else {
-                    match self.test(c.sown.board, g - vb + 1, depth + 1, false) {
-                        Status::Known(b) => Status::Known(!b),
-                        Status::Pending => Status::Pending,
-                    }
-                };
-                match keeps {
-                    Status::Known(true) => {
-                        chosen = Some(*c);
-                        break;
-                    }
-                    Status::Known(false) => {}
-                    Status::Pending if guessing => {
-                        chosen = Some(*c);
-                        break;
-                    }
-                    Status::Pending => {
-                        if !self.tree.looks_ahead() {
-                            return Ok(None);
+                    self.quick(c.sown.board, g - vb + 1) == Some(false)
+                }
+            });
+            if chosen.is_none() && depth >= self.tree.frontier && !self.facts.solved(pos.board()) {
+                // Below the frontier a move found by tests would cost a
+                // unit a move, one after another: one exact unit instead,
+                // whose worker reports a perfect game below this board.
+                self.need(
+                    UnitKey {
+                        board: pos.board(),
+                        beta: EXACT,
+                    },
+                    true,
+                );
+                if guessing {
+                    break;
+                }
+                return Ok(None);
+            }
+            if chosen.is_none() {
+                for c in kids.iter() {
+                    // The child keeps the value: its own value is exactly what
+                    // the parent's value leaves it (bounded above by it always).
+                    let g = c.sown.gain as i32;
+                    let keeps = if c.sown.extra_turn {
+                        self.test(c.sown.board, vb - g, depth + 1, true)
+                    } else {
+                        match self.test(c.sown.board, g - vb + 1, depth + 1, false) {
+                            Status::Known(b) => Status::Known(!b),
+                            Status::Pending => Status::Pending,
                         }
-                        guessing = true;
-                        self.ahead += 1;
-                        chosen = Some(*c);
-                        break;
+                    };
+                    match keeps {
+                        Status::Known(true) => {
+                            chosen = Some(*c);
+                            break;
+                        }
+                        Status::Known(false) => {}
+                        Status::Pending if guessing => {
+                            chosen = Some(*c);
+                            break;
+                        }
+                        Status::Pending => {
+                            if !self.tree.looks_ahead() {
+                                return Ok(None);
+                            }
+                            guessing = true;
+                            self.ahead += 1;
+                            chosen = Some(*c);
+                            break;
+                        }
                     }
                 }
             }

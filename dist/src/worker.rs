@@ -97,9 +97,13 @@ impl UnitSolver {
                 split,
             )
         });
+        let mut found = known(&self.solver, key.board);
         let verdict = match result {
             // A search that ended before the stop took effect is answered.
-            Ok(v) => Some(v),
+            Ok((v, line)) => {
+                add_line(&mut found, line);
+                Some(v)
+            }
             Err(_) if split => Some(Verdict::Split),
             Err(_) => None,
         };
@@ -110,7 +114,7 @@ impl UnitSolver {
             verdict,
             nodes: self.solver.stats().nodes,
             seconds: started.elapsed().as_secs_f64(),
-            known: known(&self.solver, key.board),
+            known: found,
         }
     }
 }
@@ -204,19 +208,90 @@ pub fn inside(solver: &Solver, key: UnitKey) -> Option<u8> {
         .map(|c| c.house)
 }
 
+/// Most boards of a perfect game an exact unit reports ([`perfect_game`]).
+pub const PERFECT_GAME_BOARDS: usize = 128;
+
+/// Adds to `found` the exact values of the boards of a perfect game from
+/// `board`, whose exact value is `value`, found by `solver` right after
+/// it solved `board` (its table holds the proof): at each board the first
+/// sowing, the table's best first, that keeps the value, each by one
+/// null-window test. The coordinator walks its perfect game below the
+/// frontier on these facts instead of a unit for every move. Stops at the
+/// end of the game, at a board of the endgame tables (the coordinator
+/// reads those itself), after [`PERFECT_GAME_BOARDS`] boards, or when the
+/// solver is stopped (what was walked is kept: each value is exact).
+pub fn perfect_game(solver: &Solver, board: Board, value: i32) -> Vec<Known> {
+    let game = solver.game();
+    let mut found = Vec::new();
+    let (mut b, mut v) = (board, value);
+    let table_seeds = solver.table_seeds();
+    for _ in 0..PERFECT_GAME_BOARDS {
+        if game.terminal_value(b).is_some() || b.seeds() <= table_seeds {
+            break;
+        }
+        let best = solver.known(b).and_then(|e| e.best_move);
+        let mut kids = Children::generate(game, b, best, solver.config().ordering);
+        kids.sort();
+        let mut next = None;
+        for c in kids.as_slice() {
+            let g = c.sown.gain as i32;
+            // The child's value if this sowing keeps the parent's.
+            let cv = if c.sown.extra_turn { v - g } else { g - v };
+            let keeps = if c.sown.extra_turn {
+                solver.board_at_least(c.sown.board, cv)
+            } else {
+                solver.board_at_least(c.sown.board, cv + 1).map(|b| !b)
+            };
+            match keeps {
+                Ok(true) => {
+                    next = Some((c.sown.board, cv));
+                    break;
+                }
+                Ok(false) => {}
+                Err(_) => return found,
+            }
+        }
+        // Some sowing keeps the value of a solved board.
+        let Some((child, cv)) = next else {
+            break;
+        };
+        found.push(Known {
+            board: child,
+            lower: Some(cv),
+            upper: Some(cv),
+        });
+        (b, v) = (child, cv);
+    }
+    found
+}
+
+/// Adds a perfect game's exact values ([`perfect_game`]) to the bounds
+/// [`known`] found, in place of any bound on the same board.
+pub fn add_line(found: &mut Vec<Known>, line: Vec<Known>) {
+    found.retain(|k| !line.iter().any(|l| l.board == k.board));
+    found.extend(line);
+}
+
+/// What [`search_unit`] found: the verdict, and an exact unit's perfect
+/// game.
+pub type UnitSearch = Result<(Verdict, Vec<Known>), Interrupted>;
+
 /// The search a unit asks of `solver`: the exact value of an exact unit,
-/// or whether a test holds. Stopped through the solver's flag, it returns
-/// [`Interrupted`].
-pub fn search_unit(solver: &Solver, key: UnitKey) -> Result<Verdict, Interrupted> {
+/// with a perfect game below its board ([`perfect_game`]), or whether a
+/// test holds (and no line). Stopped through the solver's flag, it
+/// returns [`Interrupted`].
+pub fn search_unit(solver: &Solver, key: UnitKey) -> UnitSearch {
     if key.beta == EXACT {
-        solver.solve_board(key.board).map(Verdict::Exact)
+        let v = solver.solve_board(key.board)?;
+        Ok((Verdict::Exact(v), perfect_game(solver, key.board, v)))
     } else {
         solver.board_at_least(key.board, key.beta).map(|holds| {
-            if holds {
+            let v = if holds {
                 Verdict::AtLeast
             } else {
                 Verdict::Below
-            }
+            };
+            (v, Vec::new())
         })
     }
 }
@@ -315,5 +390,51 @@ mod tests {
             resumed += 1;
         }
         assert!(resumed >= 2, "{resumed} splits");
+    }
+
+    /// An exact unit reports a perfect game below its board: each board's
+    /// exact value, as a fresh solver finds it, one sowing after another
+    /// to the end of the game.
+    #[test]
+    fn an_exact_unit_reports_a_perfect_game() {
+        let game = Game::new(
+            5,
+            Rules {
+                capture: CaptureRule::Standard,
+                end: EndRule::Sweep,
+            },
+        );
+        let start = Position::start(5, 3).unwrap().board();
+        let worker = UnitSolver::new(game.clone(), None, 16).unwrap();
+        let a = worker.solve(
+            UnitKey {
+                board: start,
+                beta: EXACT,
+            },
+            0,
+            || false,
+        );
+        let Some(Verdict::Exact(value)) = a.verdict else {
+            panic!("{:?}", a.verdict);
+        };
+        let exact = UnitSolver::new(game.clone(), None, 16).unwrap();
+        let line = perfect_game(&worker.solver, start, value);
+        let (mut b, mut v) = (start, value);
+        for k in &line {
+            assert_eq!(k.lower, k.upper, "{k:?}");
+            let cv = k.lower.unwrap();
+            assert_eq!(exact.solver.solve_board(k.board).unwrap(), cv);
+            // Each board is a child of the one before that keeps its value.
+            let kept = (0..5).filter(|&h| game.moves(b) >> h & 1 == 1).any(|h| {
+                let s = game.sow(b, h);
+                let g = s.gain as i32;
+                s.board == k.board && cv == if s.extra_turn { v - g } else { g - v }
+            });
+            assert!(kept, "{k:?} after {v}");
+            (b, v) = (k.board, cv);
+            assert!(a.known.contains(k), "reported: {k:?}");
+        }
+        assert!(game.terminal_value(b).is_some(), "the line ends the game");
+        assert!(line.len() > 10, "{} boards", line.len());
     }
 }
