@@ -99,6 +99,13 @@ pub struct Settings {
     /// table holds, if the plan needs that child's test and no other
     /// worker runs it. Off only to measure what it saves.
     pub resume: bool,
+    /// Of the units the search needs, those needed since the latest plan
+    /// are handed out first ([`assign`]): when more wait than workers are
+    /// idle, the next unit of a chain of answers (a cut node's next child
+    /// after one failed, the units below a test that went against its
+    /// expectation) starts before the test's first fan-out, which can
+    /// wait. Off only to measure what it saves.
+    pub recent_first: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -306,6 +313,7 @@ pub fn coordinate(
         owners: HashMap::new(),
         last_worker: HashMap::new(),
         resume: HashMap::new(),
+        born: HashMap::new(),
     };
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
@@ -358,6 +366,10 @@ pub fn coordinate(
             .needed
             .iter()
             .map(|k| (*k, since.get(k).copied().unwrap_or(last_answer)))
+            .collect();
+        hand.born = plan.needed[..plan.required]
+            .iter()
+            .map(|k| (*k, hand.born.get(k).copied().unwrap_or(done.plans)))
             .collect();
         for (w, f) in flight.iter_mut().enumerate() {
             if let Some(f) = f
@@ -477,6 +489,9 @@ struct Hand {
     /// Kept only until the next hand-out: the worker is idle since its
     /// split, and takes other units after it.
     resume: HashMap<Board, usize>,
+    /// The plan since which each required unit has been required
+    /// ([`Settings::recent_first`]).
+    born: HashMap<UnitKey, u64>,
 }
 
 impl Hand {
@@ -494,7 +509,8 @@ impl Hand {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
         let owners = self.settings.affinity.then_some(&self.owners);
         let resume = std::mem::take(&mut self.resume);
-        for (w, i) in assign(plan, running, &idle, owners, &resume) {
+        let born = self.settings.recent_first.then_some(&self.born);
+        for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
@@ -552,7 +568,10 @@ const AFFINITY_WINDOW: usize = 4096;
 /// First, a unit whose board is in `resume` (the child a split test's
 /// search was in) goes to the worker named there if it is idle: its table
 /// holds that child's subtree. Then required units go first, then
-/// speculative ones in order. Without `owners` (the worker last handed a
+/// speculative ones in order; with `born` (the plan since which each
+/// required unit has been required) and more required units ready than
+/// idle workers, the required ones needed most recently first, in plan
+/// order among those needed since the same plan. Without `owners` (the worker last handed a
 /// unit at or below each board), in order to the idle workers in order.
 /// With it, first each ready unit, in order, goes to the idle worker that
 /// owns its nearest board ([`near`]: the board itself, then its
@@ -569,6 +588,7 @@ fn assign(
     idle: &[usize],
     owners: Option<&HashMap<Board, usize>>,
     resume: &HashMap<Board, usize>,
+    born: Option<&HashMap<UnitKey, u64>>,
 ) -> Vec<(usize, usize)> {
     let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
     for &w in idle {
@@ -578,10 +598,12 @@ fn assign(
     // The next idle worker in order that is still free.
     let mut cursor = 0;
     let mut out = Vec::new();
-    // Without owners, only the units that can be handed out are looked at.
-    let required_window = match owners {
-        Some(_) => AFFINITY_WINDOW.max(idle.len()),
-        None => idle.len(),
+    // Without owners or ages, only the units that can be handed out are
+    // looked at.
+    let required_window = if owners.is_some() || born.is_some() {
+        AFFINITY_WINDOW.max(idle.len())
+    } else {
+        idle.len()
     };
     let groups: Vec<Vec<usize>> = [
         (0..plan.required, required_window),
@@ -595,6 +617,11 @@ fn assign(
             .collect()
     })
     .collect();
+    let mut groups = groups;
+    if let Some(born) = born.filter(|_| groups[0].len() > idle.len()) {
+        // Stable: plan order among units needed since the same plan.
+        groups[0].sort_by_key(|i| std::cmp::Reverse(born.get(&plan.needed[*i]).copied()));
+    }
     let mut taken: Vec<Vec<bool>> = groups.iter().map(|g| vec![false; g.len()]).collect();
     if !resume.is_empty() {
         for (group, taken) in groups.iter().zip(&mut taken) {
@@ -873,7 +900,7 @@ mod tests {
     fn without_owners_units_go_in_order() {
         let p = plan();
         let running = HashSet::from([p.needed[0]]);
-        let got = assign(&p, &running, &[3, 1], None, &HashMap::new());
+        let got = assign(&p, &running, &[3, 1], None, &HashMap::new(), None);
         check(&p, &running, &[3, 1], &got);
         assert_eq!(got, vec![(3, 1), (1, 2)]);
     }
@@ -883,13 +910,34 @@ mod tests {
         let p = plan();
         // Worker 1 had a unit below ancestor 2, worker 0 one of board 11.
         let owners = HashMap::from([(board(2), 1), (board(11), 0)]);
-        let got = assign(&p, &HashSet::new(), &[1], Some(&owners), &HashMap::new());
+        let got = assign(
+            &p,
+            &HashSet::new(),
+            &[1],
+            Some(&owners),
+            &HashMap::new(),
+            None,
+        );
         assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
-        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &HashMap::new());
+        let got = assign(
+            &p,
+            &HashSet::new(),
+            &[0, 1],
+            Some(&owners),
+            &HashMap::new(),
+            None,
+        );
         check(&p, &HashSet::new(), &[0, 1], &got);
         assert_eq!(got, vec![(0, 1), (1, 3)], "the same board before a sibling");
         // An owner that is busy: the idle worker takes the first unit.
-        let got = assign(&p, &HashSet::new(), &[2], Some(&owners), &HashMap::new());
+        let got = assign(
+            &p,
+            &HashSet::new(),
+            &[2],
+            Some(&owners),
+            &HashMap::new(),
+            None,
+        );
         assert_eq!(got, vec![(2, 0)]);
     }
 
@@ -902,10 +950,17 @@ mod tests {
         // before speculative unit 4.
         let owners = HashMap::from([(board(2), 1)]);
         let running: HashSet<UnitKey> = p.needed[..4].iter().copied().collect();
-        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new());
+        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new(), None);
         assert_eq!(got, vec![(1, 4)]);
         let running = HashSet::from([p.needed[3]]);
-        let got = assign(&p, &running, &[1, 5, 6, 7], Some(&owners), &HashMap::new());
+        let got = assign(
+            &p,
+            &running,
+            &[1, 5, 6, 7],
+            Some(&owners),
+            &HashMap::new(),
+            None,
+        );
         check(&p, &running, &[1, 5, 6, 7], &got);
         assert_eq!(got, vec![(1, 0), (5, 1), (6, 2), (7, 4)]);
     }
@@ -918,15 +973,34 @@ mod tests {
         // the required units near its own; the others go in order.
         let owners = HashMap::from([(board(2), 1)]);
         let resume = HashMap::from([(p.needed[5].board, 1)]);
-        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &resume);
+        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &resume, None);
         check(&p, &HashSet::new(), &[0, 1], &got);
         assert_eq!(got, vec![(1, 5), (0, 0)]);
         // A child already running elsewhere, or a worker not idle, changes
         // nothing.
         let running = HashSet::from([p.needed[5]]);
-        let got = assign(&p, &running, &[1], Some(&owners), &resume);
+        let got = assign(&p, &running, &[1], Some(&owners), &resume, None);
         assert_eq!(got, vec![(1, 3)]);
-        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume);
+        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume, None);
         assert_eq!(got, vec![(0, 0)]);
+    }
+
+    #[test]
+    fn units_needed_last_go_first_when_workers_are_short() {
+        let p = plan();
+        // Units 0..4 required since plan 1, unit 2 since plan 5.
+        let born: HashMap<UnitKey, u64> = p.needed[..4]
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (*k, if i == 2 { 5 } else { 1 }))
+            .collect();
+        let none = HashMap::new();
+        let got = assign(&p, &HashSet::new(), &[0, 1], None, &none, Some(&born));
+        assert_eq!(got, vec![(0, 2), (1, 0)]);
+        // Workers for every required unit: the plan's order.
+        let idle = [0, 1, 2, 3, 4];
+        let got = assign(&p, &HashSet::new(), &idle, None, &none, Some(&born));
+        check(&p, &HashSet::new(), &idle, &got);
+        assert_eq!(got[..4], [(0, 0), (1, 1), (2, 2), (3, 3)]);
     }
 }

@@ -79,6 +79,8 @@ pub struct EmuSettings {
     pub known: bool,
     /// [`Settings::resume`].
     pub resume: bool,
+    /// [`Settings::recent_first`].
+    pub recent_first: bool,
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
@@ -490,6 +492,7 @@ pub fn emulate(
             affinity: settings.affinity,
             known: settings.known,
             resume: settings.resume,
+            recent_first: settings.recent_first,
             progress_every: settings.progress_every,
         },
     )?;

@@ -103,6 +103,12 @@ struct SolveArgs {
     /// its table holds). To measure what that saves.
     #[arg(long)]
     no_resume: bool,
+    /// Hand out the units the search needs in the top tree's order only
+    /// (by default, when more wait than workers are idle, those needed
+    /// since the latest answers go first: the next unit of a chain of
+    /// answers before a test's first fan-out). To measure what that saves.
+    #[arg(long)]
+    no_recent_first: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
@@ -158,6 +164,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-resume`.
     #[arg(long)]
     no_resume: bool,
+    /// The coordinator's `solve --no-recent-first`.
+    #[arg(long)]
+    no_recent_first: bool,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -430,6 +439,7 @@ fn coordinate_here(
         affinity: !a.no_affinity,
         known: !a.no_known,
         resume: !a.no_resume,
+        recent_first: !a.no_recent_first,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -587,6 +597,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         affinity: !a.no_affinity,
         known: !a.no_known,
         resume: !a.no_resume,
+        recent_first: !a.no_recent_first,
     };
     let print = |out: &SimReport| {
         if a.json {
@@ -609,6 +620,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             affinity: dispatch.affinity,
             known: dispatch.known,
             resume: dispatch.resume,
+            recent_first: dispatch.recent_first,
             progress_every: 60.0,
             charge_plans: a.charge_plans,
         };

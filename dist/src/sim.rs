@@ -508,6 +508,8 @@ pub struct Dispatch {
     pub known: bool,
     /// The coordinator's [`Settings::resume`].
     pub resume: bool,
+    /// The coordinator's [`Settings::recent_first`].
+    pub recent_first: bool,
 }
 
 /// Why a simulation stopped.
@@ -630,6 +632,7 @@ pub fn simulate(
             affinity: dispatch.affinity,
             known: dispatch.known,
             resume: dispatch.resume,
+            recent_first: dispatch.recent_first,
             progress_every: 0.0,
         },
     )

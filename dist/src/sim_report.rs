@@ -70,6 +70,9 @@ pub struct SimReport {
     /// Whether a split worker resumes the child its search was in
     /// (`--no-resume`: false).
     pub resume: bool,
+    /// Whether the units needed since the latest answers go first
+    /// (`--no-recent-first`: false).
+    pub recent_first: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
@@ -161,6 +164,7 @@ impl SimReport {
             affinity: dispatch.affinity,
             known: dispatch.known,
             resume: dispatch.resume,
+            recent_first: dispatch.recent_first,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),

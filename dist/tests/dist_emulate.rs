@@ -26,6 +26,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     affinity: true,
     known: true,
     resume: true,
+    recent_first: true,
     progress_every: 0.0,
     charge_plans: false,
 };
@@ -89,6 +90,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                         affinity: SETTINGS.affinity,
                         known: SETTINGS.known,
                         resume: SETTINGS.resume,
+                        recent_first: SETTINGS.recent_first,
                         progress_every: 0.0,
                     },
                 )

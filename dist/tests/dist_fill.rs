@@ -83,6 +83,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             affinity: true,
             known: true,
             resume: true,
+            recent_first: true,
             progress_every: 0.0,
         },
     )
@@ -113,6 +114,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             affinity: true,
             known: true,
             resume: true,
+            recent_first: true,
         },
         budget: BUDGET,
     };

@@ -60,6 +60,7 @@ const SETTINGS: Settings = Settings {
     affinity: true,
     known: true,
     resume: true,
+    recent_first: true,
     progress_every: 0.0,
 };
 
