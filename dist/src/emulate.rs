@@ -19,13 +19,20 @@
 //! on to the nodes that take it there ([`EmuEngine::advance`]), and waits.
 //! So a unit the coordinator stops has searched, and stored in its
 //! worker's table, what a real worker would have by then (up to
-//! [`MIN_SLICE`] nodes more). Units of one step are independent (each on
-//! its own worker's table) and search side by side on
+//! [`MIN_SLICE`] nodes more). Units of one step search side by side on
 //! [`EmuSettings::threads`] threads.
+//!
+//! By default every simulated worker has a table of its own. With
+//! [`EmuSettings::host_workers`] above 1 the workers of one simulated
+//! machine search on one shared table, as the search threads of one
+//! rank on a cluster node would: each sees what the others stored, at
+//! the resolution of a step of the clock (a unit searched later in a
+//! step may read what another stored earlier in the same step).
 //!
 //! Assumptions (stated with every result):
 //! * a unit's search on a simulated worker is the one a real worker with a
-//!   table of [`EmuSettings::tt_mb`] MiB and the same earlier units makes;
+//!   table of [`EmuSettings::tt_mb`] MiB (or its machine's shared one)
+//!   and the same earlier units makes;
 //!   the node rate is the same for every unit and worker;
 //! * a test is split when its search passes the unit budget, as a real
 //!   worker's is (within its polling);
@@ -45,8 +52,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use kalah::service::setup::{new_solver, StopBy};
-use kalah_solver::search::{GateStop, Interrupted, NodeGate, SearchConfig, Solver};
+use kalah::service::setup::{new_solver_on, StopBy};
+use kalah_solver::search::{
+    GateStop, Interrupted, NodeGate, SearchConfig, Solver, TranspositionTable,
+};
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
@@ -63,8 +72,14 @@ pub struct EmuSettings {
     pub rate: f64,
     /// Seconds to hand out a unit and get its answer back.
     pub latency: f64,
-    /// Each simulated worker's transposition table, MiB.
+    /// Each simulated worker's transposition table, MiB: its share of its
+    /// machine's when [`EmuSettings::host_workers`] share one.
     pub tt_mb: usize,
+    /// Simulated workers a machine (1: each its own table): workers
+    /// `h * host_workers ..` of machine `h` search on one table of
+    /// `host_workers * tt_mb` MiB, as a rank's search threads on one node
+    /// would ([`Solver::sharing`]).
+    pub host_workers: usize,
     /// The unit budget, nodes (0: none).
     pub budget: u64,
     /// Units searching at once in this process: each step of the clock
@@ -169,6 +184,8 @@ struct EmuEngine<'g> {
     settings: EmuSettings,
     /// Each simulated worker, made when it gets its first unit.
     workers: Vec<Option<EmuWorker>>,
+    /// Each simulated machine's table, made with its first worker.
+    hosts: Vec<Option<Arc<TranspositionTable>>>,
     running: Vec<Option<Running>>,
     clock: f64,
     busy: f64,
@@ -305,11 +322,26 @@ impl Engine for EmuEngine<'_> {
                 threads: 1,
                 ..SearchConfig::default()
             };
-            let mut solver = new_solver(
+            let host = worker / self.settings.host_workers.max(1);
+            let shared = if self.settings.host_workers > 1 {
+                let mb = self.settings.tt_mb * self.settings.host_workers;
+                let tt = match &self.hosts[host] {
+                    Some(tt) => Arc::clone(tt),
+                    None => Arc::new(TranspositionTable::new(mb).map_err(|e| {
+                        format!("simulated machine {host}: a table of {mb} MiB: {e}")
+                    })?),
+                };
+                self.hosts[host] = Some(Arc::clone(&tt));
+                Some(tt)
+            } else {
+                None
+            };
+            let mut solver = new_solver_on(
                 self.game.clone(),
                 config,
                 self.tables.cloned(),
                 StopBy::OwnFlag,
+                shared,
             )
             .map_err(|e| format!("simulated worker {worker}: {e}"))?;
             let gate = Arc::new(NodeGate::new());
@@ -463,6 +495,9 @@ pub fn emulate(
         tables,
         settings,
         workers: (0..workers).map(|_| None).collect(),
+        hosts: (0..workers.div_ceil(settings.host_workers.max(1)))
+            .map(|_| None)
+            .collect(),
         running: (0..workers).map(|_| None).collect(),
         clock: 0.0,
         busy: 0.0,

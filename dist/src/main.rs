@@ -218,6 +218,11 @@ struct SimArgs {
     /// workers, and --tt-mb of memory a worker.
     #[arg(long, conflicts_with_all = ["fill", "waves", "guess_nodes", "recorded_cost", "growth"])]
     emulate: bool,
+    /// With --emulate: simulated workers a machine, searching on one
+    /// shared table of N times --tt-mb (as one rank's search threads on a
+    /// cluster node would); 1: each worker its own table.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "emulate", value_parser = at_least_one)]
+    host_workers: usize,
     /// With --emulate: the coordinator's planning, as long as it takes in
     /// this process, passes on the simulated clock, as a real
     /// coordinator's keeps answers waiting (without it, plans take no
@@ -613,6 +618,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             rate: dispatch.rate,
             latency: dispatch.latency,
             tt_mb: a.tt_mb,
+            host_workers: a.host_workers,
             budget: a.budget.unwrap_or(config.budget),
             threads,
             presplit: dispatch.presplit,
@@ -673,6 +679,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         )
         .emulated(EmuReport {
             tt_mb: a.tt_mb,
+            host_workers: a.host_workers,
             threads,
             runs,
         });
@@ -812,6 +819,15 @@ fn fraction(s: &str) -> Result<f64, String> {
         Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
         Ok(f) => Err(format!("{f} is not a fraction in [0, 1]")),
         Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
+}
+
+/// A count of at least 1 (clap's parser for counts).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(n) => Err(format!("{n} is not a count of at least 1")),
+        Err(e) => Err(format!("{s:?} is not a count: {e}")),
     }
 }
 

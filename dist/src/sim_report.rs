@@ -95,8 +95,11 @@ pub struct SimReport {
 /// What `--emulate` solved.
 #[derive(Serialize, Debug)]
 pub struct EmuReport {
-    /// Each simulated worker's transposition table, MiB.
+    /// Each simulated worker's transposition table, MiB (its share of its
+    /// machine's shared one when `host_workers` is above 1).
     pub tt_mb: usize,
+    /// Simulated workers a machine sharing one table (1: none shared).
+    pub host_workers: usize,
     /// Threads of this process solving units.
     pub threads: usize,
     pub runs: Vec<EmuRun>,
@@ -189,9 +192,17 @@ impl SimReport {
         if let Some(e) = &self.emulation {
             let _ = writeln!(
                 o,
-                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's own {} MiB table ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, {} s dispatch latency",
+                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, {} s dispatch latency",
                 self.work,
-                e.tt_mb,
+                if e.host_workers > 1 {
+                    format!(
+                        "machine's {} MiB table, shared by {} workers",
+                        e.tt_mb * e.host_workers,
+                        e.host_workers
+                    )
+                } else {
+                    format!("own {} MiB table", e.tt_mb)
+                },
                 e.threads,
                 self.rate,
                 self.presplit,

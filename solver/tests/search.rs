@@ -97,6 +97,52 @@ fn random_boards_match_memoized_negamax_under_every_rule_set() {
     }
 }
 
+/// Solvers sharing one table see each other's entries, and searches of
+/// two solvers on one table at the same time stay exact.
+#[test]
+fn solvers_sharing_a_table_stay_exact_and_see_each_others_entries() {
+    let mut rng = Rng::new(7);
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        let game = Game::new(5, rules);
+        let first = solver(5, rules, small_config());
+        let second = Solver::sharing(game.clone(), small_config(), None, first.table()).unwrap();
+        let board = random_board(&mut rng, 5, 14);
+        assert!(second.known(board).is_none(), "{rules}: a fresh table");
+        let v = first.solve_board(board).unwrap();
+        let e = second.known(board).expect("the first solver's entry");
+        assert!(e.lower <= v && v <= e.upper, "{rules}: {e:?} against {v}");
+        assert_eq!(
+            second.stats().nodes,
+            0,
+            "{rules}: counters are each solver's"
+        );
+        let mut memo = HashMap::new();
+        let boards: Vec<Board> = (0..24)
+            .map(|i| random_board(&mut rng, 5, 6 + i % 10))
+            .collect();
+        let want: Vec<i32> = boards
+            .iter()
+            .map(|&b| memo_value(&game, b, &mut memo))
+            .collect();
+        let (a, b) = boards.split_at(12);
+        std::thread::scope(|s| {
+            let one = s.spawn(|| {
+                a.iter()
+                    .map(|&x| first.solve_board(x).unwrap())
+                    .collect::<Vec<_>>()
+            });
+            let two = s.spawn(|| {
+                b.iter()
+                    .map(|&x| second.solve_board(x).unwrap())
+                    .collect::<Vec<_>>()
+            });
+            let mut got = one.join().unwrap();
+            got.extend(two.join().unwrap());
+            assert_eq!(got, want, "{rules}");
+        });
+    }
+}
+
 #[test]
 fn small_boards_match_the_reference_negamax() {
     let mut rng = Rng::new(2);

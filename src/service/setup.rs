@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use kalah_solver::search::{SearchConfig, Solver};
+use kalah_solver::search::{SearchConfig, Solver, TranspositionTable};
 use kalah_solver::table::{BuildConfig, Check, TableError, Tables, MAX_TIER};
 use kalah_solver::{Game, Probe, Rules};
 
@@ -263,13 +263,29 @@ pub fn new_solver(
     tables: Option<Arc<Tables>>,
     stop: StopBy,
 ) -> Result<Solver, Error> {
+    new_solver_on(game, config, tables, stop, None)
+}
+
+/// [`new_solver`] on the transposition table `shared` when given (one
+/// table for the solvers of one machine, see [`Solver::sharing`]), else
+/// on a table of its own of `config.tt_mb` MiB.
+pub fn new_solver_on(
+    game: Game,
+    config: SearchConfig,
+    tables: Option<Arc<Tables>>,
+    stop: StopBy,
+    shared: Option<Arc<TranspositionTable>>,
+) -> Result<Solver, Error> {
     if let Some(t) = &tables {
         t.open_all()
             .map_err(|e| Error::Failure(format!("endgame tables in {}: {e}", t.dir().display())))?;
     }
     let probe = tables.map(|t| t as Arc<dyn Probe>);
-    let mut solver = Solver::new(game, config, probe)
-        .map_err(|e| Error::Failure(format!("cannot start the solver: {e}")))?;
+    let solver = match shared {
+        Some(tt) => Solver::sharing(game, config, probe, tt),
+        None => Solver::new(game, config, probe),
+    };
+    let mut solver = solver.map_err(|e| Error::Failure(format!("cannot start the solver: {e}")))?;
     if stop == StopBy::Interrupt {
         solver.watch_flag(interrupt::flag());
     }

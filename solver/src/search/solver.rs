@@ -175,7 +175,8 @@ pub struct Solver {
     game: Game,
     index: Index,
     config: SearchConfig,
-    tt: TranspositionTable,
+    /// Its own, or shared with other solvers ([`Solver::sharing`]).
+    tt: Arc<TranspositionTable>,
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
     stop: StopFlag,
@@ -209,6 +210,27 @@ impl Solver {
         config: SearchConfig,
         probe: Option<Arc<dyn Probe>>,
     ) -> Result<Solver, SolverError> {
+        let tt = TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?;
+        Solver::sharing(game, config, probe, Arc::new(tt))
+    }
+
+    /// A solver like [`Solver::new`]'s whose transposition table is `tt`,
+    /// which other solvers may use at the same time (`config.tt_mb` is not
+    /// read): one table for several searches of one machine, each with its
+    /// own counters, stop flag and gate. Sharing never makes an answer
+    /// wrong: every entry is a bound of an exact value, whichever search
+    /// stored it. Each search's start begins a new table generation
+    /// ([`TranspositionTable::new_generation`]), so the other searches'
+    /// entries are replaced first under pressure.
+    ///
+    /// # Errors
+    /// When `config.threads > 1` and the threads cannot be started.
+    pub fn sharing(
+        game: Game,
+        config: SearchConfig,
+        probe: Option<Arc<dyn Probe>>,
+        tt: Arc<TranspositionTable>,
+    ) -> Result<Solver, SolverError> {
         let pool = if config.threads > 1 {
             Some(
                 rayon::ThreadPoolBuilder::new()
@@ -225,7 +247,7 @@ impl Solver {
         };
         Ok(Solver {
             index: Index::new(game.pits()),
-            tt: TranspositionTable::new(config.tt_mb).map_err(SolverError::Table)?,
+            tt,
             game,
             config,
             probe,
@@ -300,7 +322,13 @@ impl Solver {
         self.nanos.store(0, Relaxed);
     }
 
-    /// Empties the transposition table.
+    /// Its transposition table, to share with another solver
+    /// ([`Solver::sharing`]).
+    pub fn table(&self) -> Arc<TranspositionTable> {
+        Arc::clone(&self.tt)
+    }
+
+    /// Empties the transposition table (for every solver sharing it).
     pub fn clear_table(&self) {
         self.tt.clear();
     }
