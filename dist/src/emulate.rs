@@ -23,7 +23,7 @@
 //! [`EmuSettings::threads`] threads.
 //!
 //! By default every simulated worker has a table of its own. With
-//! [`EmuSettings::host_workers`] above 1 the workers of one simulated
+//! [`EmuSettings::rank_workers`] above 1 the workers of one simulated
 //! machine search on one shared table, as the search threads of one
 //! rank on a cluster node would: each sees what the others stored, at
 //! the resolution of a step of the clock (a unit searched later in a
@@ -73,13 +73,13 @@ pub struct EmuSettings {
     /// Seconds to hand out a unit and get its answer back.
     pub latency: f64,
     /// Each simulated worker's transposition table, MiB: its share of its
-    /// machine's when [`EmuSettings::host_workers`] share one.
+    /// machine's when [`EmuSettings::rank_workers`] share one.
     pub tt_mb: usize,
     /// Simulated workers a machine (1: each its own table): workers
-    /// `h * host_workers ..` of machine `h` search on one table of
-    /// `host_workers * tt_mb` MiB, as a rank's search threads on one node
+    /// `h * rank_workers ..` of machine `h` search on one table of
+    /// `rank_workers * tt_mb` MiB, as a rank's search threads on one node
     /// would ([`Solver::sharing`]).
-    pub host_workers: usize,
+    pub rank_workers: usize,
     /// The unit budget, nodes (0: none).
     pub budget: u64,
     /// Units searching at once in this process: each step of the clock
@@ -322,9 +322,9 @@ impl Engine for EmuEngine<'_> {
                 threads: 1,
                 ..SearchConfig::default()
             };
-            let host = worker / self.settings.host_workers.max(1);
-            let shared = if self.settings.host_workers > 1 {
-                let mb = self.settings.tt_mb * self.settings.host_workers;
+            let host = worker / self.settings.rank_workers.max(1);
+            let shared = if self.settings.rank_workers > 1 {
+                let mb = self.settings.tt_mb * self.settings.rank_workers;
                 let tt = match &self.hosts[host] {
                     Some(tt) => Arc::clone(tt),
                     None => Arc::new(TranspositionTable::new(mb).map_err(|e| {
@@ -450,6 +450,10 @@ impl Engine for EmuEngine<'_> {
         Ok(())
     }
 
+    fn table_share(&self) -> usize {
+        self.settings.rank_workers.max(1)
+    }
+
     fn spend(&mut self, seconds: f64) {
         if self.settings.charge_plans {
             self.clock += seconds;
@@ -495,7 +499,7 @@ pub fn emulate(
         tables,
         settings,
         workers: (0..workers).map(|_| None).collect(),
-        hosts: (0..workers.div_ceil(settings.host_workers.max(1)))
+        hosts: (0..workers.div_ceil(settings.rank_workers.max(1)))
             .map(|_| None)
             .collect(),
         running: (0..workers).map(|_| None).collect(),

@@ -116,9 +116,20 @@ struct SolveArgs {
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
     /// Each worker's transposition table, MiB (default: `kalah solve`'s
-    /// for the same game and tables, 2048 for Kalah(6,5) over 24 seeds).
+    /// for the same game and tables, 2048 for Kalah(6,5) over 24 seeds);
+    /// with --rank-workers N, each worker's share of its rank's table of
+    /// N times this.
     #[arg(long, value_name = "MB")]
     tt_mb: Option<usize>,
+    /// Workers a worker rank runs (MPI): N units searched at once, on one
+    /// transposition table shared by the N, as one rank a cluster node
+    /// with N cores (`mpirun -n NODES+1 --map-by node`, or Slurm's
+    /// `--ntasks-per-node 1 --cpus-per-task N`). Every worker sees what the
+    /// others of its rank stored, and the coordinator hands a unit near a
+    /// busy worker's own to an idle one of its rank. The same on every
+    /// rank; the work directory does not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one)]
+    rank_workers: usize,
     /// Without MPI: answer the units in this process, one at a time.
     #[arg(long)]
     local: bool,
@@ -222,7 +233,7 @@ struct SimArgs {
     /// shared table of N times --tt-mb (as one rank's search threads on a
     /// cluster node would); 1: each worker its own table.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "emulate", value_parser = at_least_one)]
-    host_workers: usize,
+    rank_workers: usize,
     /// With --emulate: the coordinator's planning, as long as it takes in
     /// this process, passes on the simulated clock, as a real
     /// coordinator's keeps answers waiting (without it, plans take no
@@ -328,6 +339,12 @@ fn worker_tt_mb(a: &SolveArgs, start: Position, tables: Option<&Tables>) -> usiz
 fn solve(a: &SolveArgs) -> Result<(), CliError> {
     let start = start_of(&a.game)?;
     if a.local {
+        if a.rank_workers > 1 {
+            return Err(CliError::Input(format!(
+                "--rank-workers {} is for MPI worker ranks; --local answers one unit at a time",
+                a.rank_workers
+            )));
+        }
         return coordinate_here(a, start, None);
     }
     mpi_solve(a, start)
@@ -359,15 +376,19 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     let result = if let Err(e) = noted {
         Err(CliError::Input(format!("{}: {e}", pid_file.display())))
     } else if world.rank() == 0 {
-        coordinate_here(a, start, Some(&mut || Box::new(MpiEngine::new(&world))))
+        coordinate_here(
+            a,
+            start,
+            Some(&mut || Box::new(MpiEngine::new(&world, a.rank_workers))),
+        )
     } else {
         tables_of(&a.game, false)
             .and_then(|t| {
                 let tt_mb = worker_tt_mb(a, start, t.as_deref());
-                UnitSolver::new(Game::new(a.game.pits, a.game.rules.rules()), t, tt_mb)
-                    .map_err(failure)
+                let game = Game::new(a.game.pits, a.game.rules.rules());
+                UnitSolver::sharing(game, t, tt_mb, a.rank_workers).map_err(failure)
             })
-            .map(|s| world.serve(&s))
+            .and_then(|slots| world.serve(&slots).map_err(CliError::Failure))
     };
     if let Err(e) = &result {
         // One rank failing ends them all: the others would wait forever.
@@ -618,7 +639,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             rate: dispatch.rate,
             latency: dispatch.latency,
             tt_mb: a.tt_mb,
-            host_workers: a.host_workers,
+            rank_workers: a.rank_workers,
             budget: a.budget.unwrap_or(config.budget),
             threads,
             presplit: dispatch.presplit,
@@ -679,7 +700,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         )
         .emulated(EmuReport {
             tt_mb: a.tt_mb,
-            host_workers: a.host_workers,
+            rank_workers: a.rank_workers,
             threads,
             runs,
         });
@@ -763,10 +784,12 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
     let world = World::init().map_err(failure)?;
     let solver = UnitSolver::new(Game::new(6, Rules::STANDARD), None, 1).map_err(failure)?;
     if world.rank() != 0 {
-        world.serve(&solver);
+        world
+            .serve(std::slice::from_ref(&solver))
+            .map_err(CliError::Failure)?;
         return Ok(());
     }
-    let mut e = MpiEngine::new(&world);
+    let mut e = MpiEngine::new(&world, 1);
     let w = e.workers();
     if w == 0 {
         return Err(CliError::Input("ping needs at least 2 ranks".into()));

@@ -5,7 +5,8 @@
 //! keeps their order per pair):
 //!
 //! ```text
-//! tag 1 UNIT    0 -> w  [board low 64 bits, board high 64 bits, beta as i64, budget, seq]
+//! tag 1 UNIT    0 -> w  [board low 64 bits, board high 64 bits, beta as i64, budget, seq, slot]
+//!                       slot: which of the rank's workers searches it
 //! tag 2 CANCEL  0 -> w  [seq]            stop unit seq if still running
 //! tag 3 STOP    0 -> w  [0]              the run is over: leave
 //! tag 4 REPLY   w -> 0  [seq, verdict, value, nodes, nanoseconds,
@@ -19,11 +20,19 @@
 //!                       a bound of i32::MIN: that side unknown
 //! ```
 //!
+//! A worker rank runs `rank_workers` workers (`solve --rank-workers`,
+//! the same on every rank): coordinator worker `w` is slot `w %
+//! rank_workers` of rank `1 + w / rank_workers`. The slots of a rank
+//! search side by side, each unit on a thread of its own, on one shared
+//! transposition table ([`UnitSolver::sharing`]). A reply names its unit
+//! by `seq`, which the coordinator maps back to the worker.
+//!
 //! Every rank polls (`MPI_Iprobe`) with short sleeps instead of blocking
 //! in a receive: Open MPI's blocking receive spins a core, which a worker
 //! needs for its search. Only each rank's main thread calls MPI
-//! (`MPI_THREAD_FUNNELED`); a worker searches on a second thread.
+//! (`MPI_THREAD_FUNNELED`); the searches run on other threads.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use mpi::point_to_point::{Destination, Source};
@@ -32,13 +41,16 @@ use mpi::Threading;
 
 use crate::coordinator::{Engine, Issue, Reply};
 use crate::unit::{Known, UnitKey, Verdict};
-use crate::worker::UnitSolver;
+use crate::worker::{Answer, UnitRun, UnitSolver};
 use kalah_solver::Board;
 
 const UNIT: i32 = 1;
 const CANCEL: i32 = 2;
 const STOP: i32 = 3;
 const REPLY: i32 = 4;
+
+/// Words of the longest message to a worker (UNIT).
+const TO_WORKER: usize = 6;
 
 /// An initialised MPI world.
 pub struct World {
@@ -81,80 +93,108 @@ impl World {
 
     /// A blocking wait for the next message to this rank from rank 0,
     /// polling: its tag and payload.
-    fn next_from_coordinator(&self) -> (i32, [u64; 5]) {
-        let mut nap = Duration::from_micros(20);
-        loop {
-            if let Some(m) = self.poll_from_coordinator() {
-                return m;
-            }
-            std::thread::sleep(nap);
-            nap = (nap * 2).min(Duration::from_millis(2));
-        }
-    }
-
-    fn poll_from_coordinator(&self) -> Option<(i32, [u64; 5])> {
+    fn poll_from_coordinator(&self) -> Option<(i32, [u64; TO_WORKER])> {
         let (msg, status) = self.world.process_at_rank(0).immediate_matched_probe()?;
-        let mut buf = [0u64; 5];
+        let mut buf = [0u64; TO_WORKER];
         let n = status.count(u64::equivalent_datatype()) as usize;
         let mut tmp = vec![0u64; n];
         msg.matched_receive_into(&mut tmp[..]);
-        buf[..n.min(5)].copy_from_slice(&tmp[..n.min(5)]);
+        buf[..n.min(TO_WORKER)].copy_from_slice(&tmp[..n.min(TO_WORKER)]);
         Some((status.tag(), buf))
     }
 
-    /// A worker rank's life: answer units until told to stop.
-    pub fn serve(&self, solver: &UnitSolver) {
-        let coordinator = self.world.process_at_rank(0);
-        loop {
-            let (tag, m) = self.next_from_coordinator();
-            match tag {
-                STOP => return,
-                UNIT => {
-                    let key = UnitKey {
-                        board: Board::from_packed(m[0] as u128 | (m[1] as u128) << 64),
-                        beta: m[2] as i64 as i32,
-                    };
-                    let (budget, seq) = (m[3], m[4]);
-                    let mut stop_after = false;
-                    let a = solver.solve(key, budget, || {
-                        match self.poll_from_coordinator() {
-                            Some((CANCEL, c)) => c[0] == seq,
-                            // The coordinator sends nothing else while a
-                            // unit runs but a cancel; a STOP would come
-                            // only after this reply.
-                            Some((STOP, _)) => {
-                                stop_after = true;
-                                true
-                            }
-                            _ => false,
+    /// A worker rank's life: answer units on `slots` (one worker each,
+    /// see the module's notes) until told to stop. A STOP while units run
+    /// (it comes only after their replies, or when the coordinator gives
+    /// up) stops them, replies, and leaves.
+    ///
+    /// # Errors
+    /// A unit for a slot this rank lacks: the ranks were started with
+    /// different `--rank-workers`.
+    pub fn serve(&self, slots: &[UnitSolver]) -> Result<(), String> {
+        std::thread::scope(|s| {
+            let mut runs: Vec<Option<(u64, UnitRun<'_, '_>)>> =
+                slots.iter().map(|_| None).collect();
+            let mut leaving = false;
+            let mut nap = Duration::from_micros(20);
+            loop {
+                let mut busy = false;
+                while let Some((tag, m)) = self.poll_from_coordinator() {
+                    busy = true;
+                    match tag {
+                        STOP => {
+                            leaving = true;
+                            runs.iter().flatten().for_each(|(_, r)| r.cancel());
                         }
-                    });
-                    let (code, value) = match a.verdict {
-                        None => (0, 0),
-                        Some(Verdict::AtLeast) => (1, 0),
-                        Some(Verdict::Below) => (2, 0),
-                        Some(Verdict::Exact(v)) => (3, v as i64 as u64),
-                        Some(Verdict::Split) => (4, a.inside.map_or(0, |h| u64::from(h) + 1)),
-                    };
-                    let mut reply = vec![seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
-                    for k in &a.known {
-                        let b = k.board.packed();
-                        let side = |v: Option<i32>| v.unwrap_or(i32::MIN) as u32 as u64;
-                        reply.extend([
-                            b as u64,
-                            (b >> 64) as u64,
-                            side(k.lower) | side(k.upper) << 32,
-                        ]);
-                    }
-                    coordinator.send_with_tag(&reply[..], REPLY);
-                    if stop_after {
-                        return;
+                        UNIT => {
+                            let key = UnitKey {
+                                board: Board::from_packed(m[0] as u128 | (m[1] as u128) << 64),
+                                beta: m[2] as i64 as i32,
+                            };
+                            let (budget, seq, slot) = (m[3], m[4], m[5] as usize);
+                            let Some(unit) = slots.get(slot) else {
+                                return Err(format!(
+                                    "unit {seq} for worker {slot} of a rank of {} (every rank needs the same --rank-workers)",
+                                    slots.len()
+                                ));
+                            };
+                            if runs[slot].is_some() {
+                                return Err(format!("unit {seq} for busy worker {slot}"));
+                            }
+                            runs[slot] = Some((seq, UnitRun::start(s, unit, key, budget)));
+                        }
+                        CANCEL => {
+                            // A cancel that crossed the unit's reply finds
+                            // nothing to stop.
+                            if let Some((_, r)) = runs.iter().flatten().find(|(q, _)| *q == m[0]) {
+                                r.cancel();
+                            }
+                        }
+                        _ => {}
                     }
                 }
-                // A cancel that crossed the unit's reply: nothing to stop.
-                _ => {}
+                for run in &mut runs {
+                    if run.as_mut().is_some_and(|(_, r)| r.poll()) {
+                        let (seq, r) = run.take().expect("polled above");
+                        self.reply(seq, &r.answer());
+                        busy = true;
+                    }
+                }
+                if leaving && runs.iter().all(Option::is_none) {
+                    return Ok(());
+                }
+                nap = if busy {
+                    Duration::from_micros(20)
+                } else {
+                    (nap * 2).min(Duration::from_millis(2))
+                };
+                std::thread::sleep(nap);
             }
+        })
+    }
+
+    /// Sends unit `seq`'s answer to the coordinator.
+    fn reply(&self, seq: u64, a: &Answer) {
+        let (code, value) = match a.verdict {
+            None => (0, 0),
+            Some(Verdict::AtLeast) => (1, 0),
+            Some(Verdict::Below) => (2, 0),
+            Some(Verdict::Exact(v)) => (3, v as i64 as u64),
+            Some(Verdict::Split) => (4, a.inside.map_or(0, |h| u64::from(h) + 1)),
+        };
+        let mut reply = vec![seq, code, value, a.nodes, (a.seconds * 1e9) as u64];
+        for k in &a.known {
+            let b = k.board.packed();
+            let side = |v: Option<i32>| v.unwrap_or(i32::MIN) as u32 as u64;
+            reply.extend([
+                b as u64,
+                (b >> 64) as u64,
+                side(k.lower) | side(k.upper) << 32,
+            ]);
         }
+        self.world
+            .process_at_rank(0)
+            .send_with_tag(&reply[..], REPLY);
     }
 }
 
@@ -163,21 +203,38 @@ use mpi::datatype::Equivalence;
 /// The coordinator's side: rank 0 handing units to ranks 1..size.
 pub struct MpiEngine<'w> {
     world: &'w World,
+    /// Workers a worker rank runs.
+    rank_workers: usize,
+    /// The worker of each unit handed out and not yet answered.
+    worker_of: HashMap<u64, usize>,
     started: Instant,
 }
 
 impl<'w> MpiEngine<'w> {
-    pub fn new(world: &'w World) -> MpiEngine<'w> {
+    /// The coordinator of `world`, whose worker ranks each run
+    /// `rank_workers` workers.
+    pub fn new(world: &'w World, rank_workers: usize) -> MpiEngine<'w> {
         MpiEngine {
             world,
+            rank_workers: rank_workers.max(1),
+            worker_of: HashMap::new(),
             started: Instant::now(),
         }
+    }
+
+    /// The rank of `worker`.
+    fn rank_of(&self, worker: usize) -> i32 {
+        (1 + worker / self.rank_workers) as i32
     }
 }
 
 impl Engine for MpiEngine<'_> {
     fn workers(&self) -> usize {
-        (self.world.size() - 1).max(0) as usize
+        (self.world.size() - 1).max(0) as usize * self.rank_workers
+    }
+
+    fn table_share(&self) -> usize {
+        self.rank_workers
     }
 
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
@@ -188,10 +245,12 @@ impl Engine for MpiEngine<'_> {
             issue.key.beta as i64 as u64,
             issue.budget,
             issue.seq,
+            (worker % self.rank_workers) as u64,
         ];
+        self.worker_of.insert(issue.seq, worker);
         self.world
             .world
-            .process_at_rank(worker as i32 + 1)
+            .process_at_rank(self.rank_of(worker))
             .send_with_tag(&m[..], UNIT);
         Ok(())
     }
@@ -199,7 +258,7 @@ impl Engine for MpiEngine<'_> {
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
         self.world
             .world
-            .process_at_rank(worker as i32 + 1)
+            .process_at_rank(self.rank_of(worker))
             .send_with_tag(&[seq][..], CANCEL);
         Ok(())
     }
@@ -258,8 +317,15 @@ impl Engine for MpiEngine<'_> {
                 ))
             }
         };
+        let worker = self.worker_of.remove(&m[0]).ok_or_else(|| {
+            format!(
+                "rank {}: a reply to unit {}, which no worker has",
+                status.source_rank(),
+                m[0]
+            )
+        })?;
         Ok(Some(Reply {
-            worker: (status.source_rank() - 1) as usize,
+            worker,
             seq: m[0],
             verdict,
             nodes: m[3],

@@ -96,10 +96,10 @@ pub struct SimReport {
 #[derive(Serialize, Debug)]
 pub struct EmuReport {
     /// Each simulated worker's transposition table, MiB (its share of its
-    /// machine's shared one when `host_workers` is above 1).
+    /// machine's shared one when `rank_workers` is above 1).
     pub tt_mb: usize,
     /// Simulated workers a machine sharing one table (1: none shared).
-    pub host_workers: usize,
+    pub rank_workers: usize,
     /// Threads of this process solving units.
     pub threads: usize,
     pub runs: Vec<EmuRun>,
@@ -194,11 +194,11 @@ impl SimReport {
                 o,
                 "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, {} s dispatch latency",
                 self.work,
-                if e.host_workers > 1 {
+                if e.rank_workers > 1 {
                     format!(
                         "machine's {} MiB table, shared by {} workers",
-                        e.tt_mb * e.host_workers,
-                        e.host_workers
+                        e.tt_mb * e.rank_workers,
+                        e.rank_workers
                     )
                 } else {
                     format!("own {} MiB table", e.tt_mb)

@@ -1,15 +1,16 @@
-//! A worker: one solver, its own transposition table, the shared endgame
-//! tables, answering one unit at a time.
+//! A worker: one solver, its own transposition table (or one shared with
+//! the other workers of its rank), the shared endgame tables, answering
+//! one unit at a time.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kalah::service::setup::{new_solver, StopBy};
+use kalah::service::setup::{new_solver_on, StopBy};
 use kalah::service::Error;
 use kalah_solver::search::ordering::Children;
 use kalah_solver::search::tt::{NO_LOWER, NO_UPPER};
-use kalah_solver::search::{Interrupted, SearchConfig, Solver};
+use kalah_solver::search::{Interrupted, SearchConfig, Solver, TranspositionTable};
 use kalah_solver::table::Tables;
 use kalah_solver::{Board, Game};
 
@@ -44,12 +45,47 @@ impl UnitSolver {
     /// # Errors
     /// Unusable tables or a table that cannot be allocated.
     pub fn new(game: Game, tables: Option<Arc<Tables>>, tt_mb: usize) -> Result<UnitSolver, Error> {
+        UnitSolver::on(game, tables, tt_mb, None)
+    }
+
+    /// `n` single-threaded solvers for `game` over `tables` searching on
+    /// one table of `n * tt_mb` MiB: the workers of one rank, each of
+    /// which sees what the others' searches stored.
+    ///
+    /// # Errors
+    /// Unusable tables or a table that cannot be allocated.
+    pub fn sharing(
+        game: Game,
+        tables: Option<Arc<Tables>>,
+        tt_mb: usize,
+        n: usize,
+    ) -> Result<Vec<UnitSolver>, Error> {
+        if n <= 1 {
+            return Ok(vec![UnitSolver::new(game, tables, tt_mb)?]);
+        }
+        let mb = tt_mb.saturating_mul(n);
+        let tt = Arc::new(TranspositionTable::new(mb).map_err(|e| {
+            Error::Failure(format!(
+                "cannot allocate a {mb} MiB transposition table: {e}"
+            ))
+        })?);
+        (0..n)
+            .map(|_| UnitSolver::on(game.clone(), tables.clone(), tt_mb, Some(Arc::clone(&tt))))
+            .collect()
+    }
+
+    fn on(
+        game: Game,
+        tables: Option<Arc<Tables>>,
+        tt_mb: usize,
+        shared: Option<Arc<TranspositionTable>>,
+    ) -> Result<UnitSolver, Error> {
         let config = SearchConfig {
             tt_mb,
             threads: 1,
             ..SearchConfig::default()
         };
-        let solver = new_solver(game, config, tables, StopBy::OwnFlag)?;
+        let solver = new_solver_on(game, config, tables, StopBy::OwnFlag, shared)?;
         let stop = solver.stop_flag().expect("a solver's own flag");
         Ok(UnitSolver { solver, stop })
     }
@@ -71,49 +107,99 @@ impl UnitSolver {
     /// searches more than `budget` nodes (0: no budget) is stopped and
     /// answered [`Verdict::Split`]. An exact unit has no budget.
     pub fn solve(&self, key: UnitKey, budget: u64, mut cancelled: impl FnMut() -> bool) -> Answer {
-        self.stop.store(false, Relaxed);
-        self.solver.reset_stats();
-        let budget = if key.beta == EXACT { 0 } else { budget };
-        let started = Instant::now();
-        let (result, split) = std::thread::scope(|s| {
-            let search = s.spawn(|| search_unit(&self.solver, key));
-            let mut split = false;
+        std::thread::scope(|s| {
+            let mut run = UnitRun::start(s, self, key, budget);
             let mut nap = Duration::from_micros(50);
-            while !search.is_finished() {
+            while !run.poll() {
                 std::thread::sleep(nap);
                 nap = (nap * 2).min(Duration::from_millis(5));
-                if self.stop.load(Relaxed) {
-                    continue;
-                }
-                if cancelled() {
-                    self.stop.store(true, Relaxed);
-                } else if budget > 0 && self.solver.stats().nodes > budget {
-                    split = true;
-                    self.stop.store(true, Relaxed);
+                if !self.stop.load(Relaxed) && cancelled() {
+                    run.cancel();
                 }
             }
-            (
-                search.join().expect("the unit search does not panic"),
-                split,
-            )
-        });
-        let mut found = known(&self.solver, key.board);
+            run.answer()
+        })
+    }
+}
+
+/// A unit searching on a thread of its own, for a caller that watches
+/// several at once (a rank's workers): [`UnitRun::poll`] it until it says
+/// the search returned, then take its [`UnitRun::answer`].
+pub struct UnitRun<'scope, 'u> {
+    unit: &'u UnitSolver,
+    key: UnitKey,
+    /// Nodes past which a test is split (0: none).
+    budget: u64,
+    started: Instant,
+    split: bool,
+    search: std::thread::ScopedJoinHandle<'scope, UnitSearch>,
+}
+
+impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
+    /// Starts `key` on `unit`'s solver, on a thread of `scope`: a test
+    /// that searches more than `budget` nodes (0: no budget) is split when
+    /// [`UnitRun::poll`] sees it; an exact unit has no budget.
+    pub fn start(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        unit: &'u UnitSolver,
+        key: UnitKey,
+        budget: u64,
+    ) -> UnitRun<'scope, 'u> {
+        unit.stop.store(false, Relaxed);
+        unit.solver.reset_stats();
+        UnitRun {
+            unit,
+            key,
+            budget: if key.beta == EXACT { 0 } else { budget },
+            started: Instant::now(),
+            split: false,
+            search: scope.spawn(move || search_unit(&unit.solver, key)),
+        }
+    }
+
+    /// Whether the search has returned; a test past its budget is stopped
+    /// here, to be answered split.
+    pub fn poll(&mut self) -> bool {
+        if self.search.is_finished() {
+            return true;
+        }
+        if !self.unit.stop.load(Relaxed)
+            && self.budget > 0
+            && self.unit.solver.stats().nodes > self.budget
+        {
+            self.split = true;
+            self.unit.stop.store(true, Relaxed);
+        }
+        false
+    }
+
+    /// Stops the search (no longer needed): its answer has no verdict,
+    /// unless it returned before the stop took effect.
+    pub fn cancel(&self) {
+        self.unit.stop.store(true, Relaxed);
+    }
+
+    /// Waits for the search to return and gives the unit's answer.
+    pub fn answer(self) -> Answer {
+        let result = self.search.join().expect("the unit search does not panic");
+        let solver = &self.unit.solver;
+        let mut found = known(solver, self.key.board);
         let verdict = match result {
             // A search that ended before the stop took effect is answered.
             Ok((v, line)) => {
                 add_line(&mut found, line);
                 Some(v)
             }
-            Err(_) if split => Some(Verdict::Split),
+            Err(_) if self.split => Some(Verdict::Split),
             Err(_) => None,
         };
         Answer {
             inside: (verdict == Some(Verdict::Split))
-                .then(|| inside(&self.solver, key))
+                .then(|| inside(solver, self.key))
                 .flatten(),
             verdict,
-            nodes: self.solver.stats().nodes,
-            seconds: started.elapsed().as_secs_f64(),
+            nodes: solver.stats().nodes,
+            seconds: self.started.elapsed().as_secs_f64(),
             known: found,
         }
     }

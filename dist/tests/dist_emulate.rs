@@ -19,7 +19,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     rate: 1e6,
     latency: 1e-4,
     tt_mb: 4,
-    host_workers: 1,
+    rank_workers: 1,
     budget: 0,
     threads: 2,
     presplit: 0.25,
@@ -52,15 +52,15 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
         let name = format!("Kalah({pits},{seeds}) {}", rules.slug());
         let mut seconds = Vec::new();
         // The last: 32 workers on 4 machines, 8 sharing each table.
-        for (workers, host_workers) in [(1, 1), (4, 1), (32, 1), (32, 8)] {
+        for (workers, rank_workers) in [(1, 1), (4, 1), (32, 1), (32, 8)] {
             let tree = TopTree::new(&game, None, frontier, start, workers);
             let settings = EmuSettings {
                 budget,
-                host_workers,
+                rank_workers,
                 ..SETTINGS
             };
             let e = emulate(&tree, &identity, &game, None, workers, settings, None).unwrap();
-            let at = format!("{name} on {workers} workers, {host_workers} a table");
+            let at = format!("{name} on {workers} workers, {rank_workers} a table");
             assert_eq!(e.solved.value, value, "{at}");
             let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
             assert_eq!(replay(&game, start, &houses).unwrap(), value, "{at}");

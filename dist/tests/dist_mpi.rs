@@ -10,6 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use kalah_solver::{Game, Line, Numbering, Position, Rules};
+
 const BIN: &str = env!("CARGO_BIN_EXE_kalah-dist");
 const GAME: [&str; 7] = [
     "--pits",
@@ -45,6 +47,11 @@ fn tables() -> &'static Mutex<PathBuf> {
 }
 
 fn mpirun(tables: &Path, work: &Path, workers: usize) -> Child {
+    mpirun_with(tables, work, workers, &[])
+}
+
+/// `workers` worker ranks, with `extra` options to `solve`.
+fn mpirun_with(tables: &Path, work: &Path, workers: usize, extra: &[&str]) -> Child {
     let root = Command::new("id")
         .arg("-u")
         .output()
@@ -64,6 +71,7 @@ fn mpirun(tables: &Path, work: &Path, workers: usize) -> Child {
         .arg("--work")
         .arg(work)
         .args(["--frontier", "4", "--json", "--progress", "0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -142,4 +150,34 @@ fn a_worker_killed_mid_unit_loses_only_its_unit() {
 #[test]
 fn a_killed_coordinator_resumes_from_the_work_directory() {
     kill_and_resume("coordinator", 0, 5);
+}
+
+/// Two worker ranks of three workers each, on one shared table a rank,
+/// with a unit budget small enough to split tests: the value and a
+/// perfect game that replays to it, the units spread over more workers
+/// than ranks.
+#[test]
+fn worker_ranks_of_several_workers_give_the_value() {
+    let guard = tables().lock().unwrap_or_else(|e| e.into_inner());
+    let work = std::env::temp_dir().join(format!("kalah-dist-ranks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let extra = ["--rank-workers", "3", "--unit-budget", "3000"];
+    let out = mpirun_with(&guard, &work, 2, &extra)
+        .wait_with_output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["value"], 10, "{j}");
+    let game = Game::new(6, Rules::EMPTY_CAPTURE);
+    let line = Line::parse(j["pv"].as_str().unwrap(), Numbering::FromOne).unwrap();
+    let end = line.replay(&game, Position::start(6, 4).unwrap()).unwrap();
+    let score = end.final_score(game.rules()).expect("the perfect game ends the game");
+    assert_eq!(score, 10, "{j}");
+    assert!(j["split_units"].as_u64().unwrap() > 0, "{j}");
+    assert_eq!(j["threads"], 6, "the workers of the two ranks: {j}");
+    std::fs::remove_dir_all(&work).unwrap();
 }
