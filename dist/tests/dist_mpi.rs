@@ -175,7 +175,9 @@ fn worker_ranks_of_several_workers_give_the_value() {
     let game = Game::new(6, Rules::EMPTY_CAPTURE);
     let line = Line::parse(j["pv"].as_str().unwrap(), Numbering::FromOne).unwrap();
     let end = line.replay(&game, Position::start(6, 4).unwrap()).unwrap();
-    let score = end.final_score(game.rules()).expect("the perfect game ends the game");
+    let score = end
+        .final_score(game.rules())
+        .expect("the perfect game ends the game");
     assert_eq!(score, 10, "{j}");
     assert!(j["split_units"].as_u64().unwrap() > 0, "{j}");
     assert_eq!(j["threads"], 6, "the workers of the two ranks: {j}");
