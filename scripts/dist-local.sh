@@ -5,6 +5,9 @@
 #   scripts/dist-local.sh --pits M --seeds N [--empty-capture] --workers W [--json]
 #                         [--work DIR] [any other `kalah-dist solve` flag]
 #
+# --workers W is the worker ranks; with `--rank-workers K` each runs K
+# workers on one shared table (W x K workers in all).
+#
 # The endgame tables are prepared first (built when missing, in
 # $KALAH_TABLES or the default directory), then every rank maps them.
 # The work directory (default target/dist/M-N-RULES) holds the run's
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
         --work) work=$2; shift 2 ;;
         --empty-capture) ec=1; game+=("$1"); shift ;;
         --end|--tables|--table-seeds) game+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) rest+=("$1"); shift ;;
     esac
 done
