@@ -65,12 +65,6 @@ pub trait Engine {
     /// plan of the top tree). A real engine's clock ran on meanwhile by
     /// itself; a simulated one may pass them on its clock.
     fn spend(&mut self, _seconds: f64) {}
-    /// Workers of one transposition table: workers `k * n .. (k + 1) * n`
-    /// search on one table (the search threads of one rank, or one
-    /// simulated machine). 1: each worker its own.
-    fn table_share(&self) -> usize {
-        1
-    }
     /// A reply already in, without waiting for one.
     fn ready(&mut self) -> Result<Option<Reply>, String> {
         Ok(None)
@@ -516,8 +510,7 @@ impl Hand {
         let owners = self.settings.affinity.then_some(&self.owners);
         let resume = std::mem::take(&mut self.resume);
         let born = self.settings.recent_first.then_some(&self.born);
-        let share = engine.table_share();
-        for (w, i) in assign(plan, running, &idle, owners, &resume, born, share) {
+        for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
@@ -585,9 +578,7 @@ const AFFINITY_WINDOW: usize = 4096;
 /// ancestors) among the idle ones, if any; the idle workers left then
 /// take the units left, in order. A worker's transposition table then
 /// holds much of the subtrees of the units it gets, as one machine's
-/// table holds the whole tree. Where workers `k * share .. (k + 1) *
-/// share` search on one table, a named or owning worker that is busy
-/// passes its unit to an idle one of its table. This reorders which needed unit starts
+/// table holds the whole tree. This reorders which needed unit starts
 /// first, never whether one starts: as many units are handed out as
 /// without it (of the speculative units only the first as many as the
 /// idle workers are looked at, so speculation keeps its order).
@@ -598,20 +589,11 @@ fn assign(
     owners: Option<&HashMap<Board, usize>>,
     resume: &HashMap<Board, usize>,
     born: Option<&HashMap<UnitKey, u64>>,
-    share: usize,
 ) -> Vec<(usize, usize)> {
     let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
     for &w in idle {
         free[w] = true;
     }
-    let share = share.max(1);
-    // `w` if idle, else an idle worker on `w`'s table.
-    let on_table = |free: &[bool], w: usize| -> Option<usize> {
-        let first = w - w % share;
-        std::iter::once(w)
-            .chain(first..first + share)
-            .find(|&v| free.get(v) == Some(&true))
-    };
     let mut left = idle.len();
     // The next idle worker in order that is still free.
     let mut cursor = 0;
@@ -645,7 +627,7 @@ fn assign(
         for (group, taken) in groups.iter().zip(&mut taken) {
             for (t, &i) in group.iter().enumerate() {
                 if let Some(&w) = resume.get(&plan.needed[i].board) {
-                    if let Some(w) = on_table(&free, w) {
+                    if free.get(w) == Some(&true) {
                         out.push((w, i));
                         free[w] = false;
                         left -= 1;
@@ -669,7 +651,7 @@ fn assign(
                 }
                 let home = near(&plan.needed[i].board, plan.paths[i].as_slice())
                     .filter_map(|b| owners.get(b).copied())
-                    .find_map(|w| on_table(&free, w));
+                    .find(|&w| free.get(w) == Some(&true));
                 if let Some(w) = home {
                     out.push((w, i));
                     free[w] = false;
@@ -918,7 +900,7 @@ mod tests {
     fn without_owners_units_go_in_order() {
         let p = plan();
         let running = HashSet::from([p.needed[0]]);
-        let got = assign(&p, &running, &[3, 1], None, &HashMap::new(), None, 1);
+        let got = assign(&p, &running, &[3, 1], None, &HashMap::new(), None);
         check(&p, &running, &[3, 1], &got);
         assert_eq!(got, vec![(3, 1), (1, 2)]);
     }
@@ -935,7 +917,6 @@ mod tests {
             Some(&owners),
             &HashMap::new(),
             None,
-            1,
         );
         assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
         let got = assign(
@@ -945,7 +926,6 @@ mod tests {
             Some(&owners),
             &HashMap::new(),
             None,
-            1,
         );
         check(&p, &HashSet::new(), &[0, 1], &got);
         assert_eq!(got, vec![(0, 1), (1, 3)], "the same board before a sibling");
@@ -957,35 +937,8 @@ mod tests {
             Some(&owners),
             &HashMap::new(),
             None,
-            1,
         );
         assert_eq!(got, vec![(2, 0)]);
-        // Workers 2 and 3 share a table (share 2): worker 3, idle, takes
-        // the unit near busy worker 2's work before idle worker 4 takes
-        // the first one.
-        let owners = HashMap::from([(board(2), 2)]);
-        let got = assign(
-            &p,
-            &HashSet::new(),
-            &[3, 4],
-            Some(&owners),
-            &HashMap::new(),
-            None,
-            2,
-        );
-        check(&p, &HashSet::new(), &[3, 4], &got);
-        assert_eq!(got, vec![(3, 3), (4, 0)]);
-        // Each worker its own table: in order.
-        let got = assign(
-            &p,
-            &HashSet::new(),
-            &[3, 4],
-            Some(&owners),
-            &HashMap::new(),
-            None,
-            1,
-        );
-        assert_eq!(got, vec![(3, 0), (4, 1)]);
     }
 
     #[test]
@@ -997,7 +950,7 @@ mod tests {
         // before speculative unit 4.
         let owners = HashMap::from([(board(2), 1)]);
         let running: HashSet<UnitKey> = p.needed[..4].iter().copied().collect();
-        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new(), None, 1);
+        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new(), None);
         assert_eq!(got, vec![(1, 4)]);
         let running = HashSet::from([p.needed[3]]);
         let got = assign(
@@ -1007,7 +960,6 @@ mod tests {
             Some(&owners),
             &HashMap::new(),
             None,
-            1,
         );
         check(&p, &running, &[1, 5, 6, 7], &got);
         assert_eq!(got, vec![(1, 0), (5, 1), (6, 2), (7, 4)]);
@@ -1021,23 +973,15 @@ mod tests {
         // the required units near its own; the others go in order.
         let owners = HashMap::from([(board(2), 1)]);
         let resume = HashMap::from([(p.needed[5].board, 1)]);
-        let got = assign(
-            &p,
-            &HashSet::new(),
-            &[0, 1],
-            Some(&owners),
-            &resume,
-            None,
-            1,
-        );
+        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &resume, None);
         check(&p, &HashSet::new(), &[0, 1], &got);
         assert_eq!(got, vec![(1, 5), (0, 0)]);
         // A child already running elsewhere, or a worker not idle, changes
         // nothing.
         let running = HashSet::from([p.needed[5]]);
-        let got = assign(&p, &running, &[1], Some(&owners), &resume, None, 1);
+        let got = assign(&p, &running, &[1], Some(&owners), &resume, None);
         assert_eq!(got, vec![(1, 3)]);
-        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume, None, 1);
+        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume, None);
         assert_eq!(got, vec![(0, 0)]);
     }
 
@@ -1051,11 +995,11 @@ mod tests {
             .map(|(i, k)| (*k, if i == 2 { 5 } else { 1 }))
             .collect();
         let none = HashMap::new();
-        let got = assign(&p, &HashSet::new(), &[0, 1], None, &none, Some(&born), 1);
+        let got = assign(&p, &HashSet::new(), &[0, 1], None, &none, Some(&born));
         assert_eq!(got, vec![(0, 2), (1, 0)]);
         // Workers for every required unit: the plan's order.
         let idle = [0, 1, 2, 3, 4];
-        let got = assign(&p, &HashSet::new(), &idle, None, &none, Some(&born), 1);
+        let got = assign(&p, &HashSet::new(), &idle, None, &none, Some(&born));
         check(&p, &HashSet::new(), &idle, &got);
         assert_eq!(got[..4], [(0, 0), (1, 1), (2, 2), (3, 3)]);
     }

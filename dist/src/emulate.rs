@@ -450,10 +450,6 @@ impl Engine for EmuEngine<'_> {
         Ok(())
     }
 
-    fn table_share(&self) -> usize {
-        self.settings.rank_workers.max(1)
-    }
-
     fn spend(&mut self, seconds: f64) {
         if self.settings.charge_plans {
             self.clock += seconds;

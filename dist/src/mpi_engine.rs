@@ -233,10 +233,6 @@ impl Engine for MpiEngine<'_> {
         (self.world.size() - 1).max(0) as usize * self.rank_workers
     }
 
-    fn table_share(&self) -> usize {
-        self.rank_workers
-    }
-
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
         let b = issue.key.board.packed();
         let m = [

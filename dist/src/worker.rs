@@ -10,7 +10,9 @@ use kalah::service::setup::{new_solver_on, StopBy};
 use kalah::service::Error;
 use kalah_solver::search::ordering::Children;
 use kalah_solver::search::tt::{NO_LOWER, NO_UPPER};
-use kalah_solver::search::{Interrupted, SearchConfig, Solver, TranspositionTable};
+use kalah_solver::search::{
+    GateStop, Interrupted, NodeGate, SearchConfig, Solver, TranspositionTable,
+};
 use kalah_solver::table::Tables;
 use kalah_solver::{Board, Game};
 
@@ -36,6 +38,10 @@ pub struct Answer {
 pub struct UnitSolver {
     solver: Solver,
     stop: Arc<AtomicBool>,
+    /// Holds a test at its budget: the search waits there, within 1,024
+    /// nodes past it, until it is stopped (so a split is at the same node
+    /// count however fast the worker polls).
+    gate: Arc<NodeGate>,
 }
 
 impl UnitSolver {
@@ -85,9 +91,14 @@ impl UnitSolver {
             threads: 1,
             ..SearchConfig::default()
         };
-        let solver = new_solver_on(game, config, tables, StopBy::OwnFlag, shared)?;
+        let mut solver = new_solver_on(game, config, tables, StopBy::OwnFlag, shared)?;
+        // Open but for a unit's test (UnitRun): any other search of this
+        // solver runs free.
+        let gate = Arc::new(NodeGate::new());
+        gate.release();
+        solver.set_gate(Arc::clone(&gate));
         let stop = solver.stop_flag().expect("a solver's own flag");
-        Ok(UnitSolver { solver, stop })
+        Ok(UnitSolver { solver, stop, gate })
     }
 
     /// Empties the transposition table: the next unit is solved as by a
@@ -128,8 +139,6 @@ impl UnitSolver {
 pub struct UnitRun<'scope, 'u> {
     unit: &'u UnitSolver,
     key: UnitKey,
-    /// Nodes past which a test is split (0: none).
-    budget: u64,
     started: Instant,
     split: bool,
     search: std::thread::ScopedJoinHandle<'scope, UnitSearch>,
@@ -137,8 +146,9 @@ pub struct UnitRun<'scope, 'u> {
 
 impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
     /// Starts `key` on `unit`'s solver, on a thread of `scope`: a test
-    /// that searches more than `budget` nodes (0: no budget) is split when
-    /// [`UnitRun::poll`] sees it; an exact unit has no budget.
+    /// that searches more than `budget` nodes (0: no budget) waits there
+    /// and is split when [`UnitRun::poll`] sees it; an exact unit has no
+    /// budget.
     pub fn start(
         scope: &'scope std::thread::Scope<'scope, '_>,
         unit: &'u UnitSolver,
@@ -147,28 +157,35 @@ impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
     ) -> UnitRun<'scope, 'u> {
         unit.stop.store(false, Relaxed);
         unit.solver.reset_stats();
+        let budget = if key.beta == EXACT { 0 } else { budget };
+        unit.gate.rearm();
+        unit.gate
+            .open_to(if budget > 0 { budget + 1 } else { u64::MAX });
+        let gate = Arc::clone(&unit.gate);
         UnitRun {
             unit,
             key,
-            budget: if key.beta == EXACT { 0 } else { budget },
             started: Instant::now(),
             split: false,
-            search: scope.spawn(move || search_unit(&unit.solver, key)),
+            search: scope.spawn(move || {
+                let result = search_unit(&unit.solver, key);
+                gate.finish();
+                result
+            }),
         }
     }
 
-    /// Whether the search has returned; a test past its budget is stopped
-    /// here, to be answered split.
+    /// Whether the search has returned; a test held at its budget is
+    /// stopped here, to be answered split.
     pub fn poll(&mut self) -> bool {
         if self.search.is_finished() {
             return true;
         }
-        if !self.unit.stop.load(Relaxed)
-            && self.budget > 0
-            && self.unit.solver.stats().nodes > self.budget
-        {
-            self.split = true;
-            self.unit.stop.store(true, Relaxed);
+        if let Some(GateStop::Paused(_)) = self.unit.gate.peek() {
+            if !self.unit.stop.load(Relaxed) {
+                self.split = true;
+            }
+            self.cancel();
         }
         false
     }
@@ -177,11 +194,13 @@ impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
     /// unless it returned before the stop took effect.
     pub fn cancel(&self) {
         self.unit.stop.store(true, Relaxed);
+        self.unit.gate.release();
     }
 
     /// Waits for the search to return and gives the unit's answer.
     pub fn answer(self) -> Answer {
         let result = self.search.join().expect("the unit search does not panic");
+        self.unit.gate.release();
         let solver = &self.unit.solver;
         let mut found = known(solver, self.key.board);
         let verdict = match result {
@@ -451,6 +470,13 @@ mod tests {
             if a.verdict != Some(Verdict::Split) {
                 continue;
             }
+            // Held at its budget, whenever the worker looks: past it by
+            // less than two of the search's 1,024-node checks.
+            assert!(
+                a.nodes > budget && a.nodes <= budget + 2048,
+                "beta {beta}: split after {} nodes at a budget of {budget}",
+                a.nodes
+            );
             let house = a.inside.expect("a split search is inside a child");
             let sown = game.sow(start, usize::from(house));
             let g = sown.gain as i32;

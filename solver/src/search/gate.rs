@@ -131,6 +131,17 @@ impl NodeGate {
         }
     }
 
+    /// Where the search stands now, without waiting: `None` while it
+    /// runs.
+    pub fn peek(&self) -> Option<GateStop> {
+        let s = self.lock();
+        if s.finished {
+            Some(GateStop::Finished)
+        } else {
+            s.paused_at.map(GateStop::Paused)
+        }
+    }
+
     /// [`NodeGate::open_to`] `limit`, then [`NodeGate::stopped`].
     pub fn run_to(&self, limit: u64) -> GateStop {
         self.open_to(limit);
