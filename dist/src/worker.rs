@@ -101,8 +101,8 @@ impl UnitSolver {
         Ok(UnitSolver { solver, stop, gate })
     }
 
-    /// Empties the transposition table: the next unit is solved as by a
-    /// fresh worker.
+    /// Empties the transposition table (for every worker sharing it): the
+    /// next unit is solved as by a fresh worker.
     pub fn forget(&self) {
         self.solver.clear_table();
     }
