@@ -35,7 +35,7 @@
 //!   and the same earlier units makes;
 //!   the node rate is the same for every unit and worker;
 //! * a test is split when its search passes the unit budget, as a real
-//!   worker's is (within its polling);
+//!   worker's is (within 1,024 nodes of it);
 //! * the coordinator's own work (planning the top tree after each batch
 //!   of answers) takes no simulated time, [`SimResult::plan_seconds`]
 //!   says what it took here; or, with [`EmuSettings::charge_plans`], each
@@ -325,14 +325,13 @@ impl Engine for EmuEngine<'_> {
             let host = worker / self.settings.rank_workers.max(1);
             let shared = if self.settings.rank_workers > 1 {
                 let mb = self.settings.tt_mb * self.settings.rank_workers;
-                let tt = match &self.hosts[host] {
-                    Some(tt) => Arc::clone(tt),
-                    None => Arc::new(TranspositionTable::new(mb).map_err(|e| {
+                if self.hosts[host].is_none() {
+                    let tt = TranspositionTable::new(mb).map_err(|e| {
                         format!("simulated machine {host}: a table of {mb} MiB: {e}")
-                    })?),
-                };
-                self.hosts[host] = Some(Arc::clone(&tt));
-                Some(tt)
+                    })?;
+                    self.hosts[host] = Some(Arc::new(tt));
+                }
+                self.hosts[host].clone()
             } else {
                 None
             };

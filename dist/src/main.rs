@@ -125,9 +125,8 @@ struct SolveArgs {
     /// transposition table shared by the N, as one rank a cluster node
     /// with N cores (`mpirun -n NODES+1 --map-by node`, or Slurm's
     /// `--ntasks-per-node 1 --cpus-per-task N`). Every worker sees what the
-    /// others of its rank stored, and the coordinator hands a unit near a
-    /// busy worker's own to an idle one of its rank. The same on every
-    /// rank; the work directory does not depend on it.
+    /// others of its rank stored. The same on every rank; the work
+    /// directory does not depend on it.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one)]
     rank_workers: usize,
     /// Without MPI: answer the units in this process, one at a time.

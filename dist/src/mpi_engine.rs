@@ -91,8 +91,8 @@ impl World {
         self.world.abort(code)
     }
 
-    /// A blocking wait for the next message to this rank from rank 0,
-    /// polling: its tag and payload.
+    /// The next message to this rank from rank 0 if one is in, without
+    /// waiting: its tag and payload (words past those given are 0).
     fn poll_from_coordinator(&self) -> Option<(i32, [u64; TO_WORKER])> {
         let (msg, status) = self.world.process_at_rank(0).immediate_matched_probe()?;
         let mut buf = [0u64; TO_WORKER];
