@@ -29,6 +29,13 @@
 //! the resolution of a step of the clock (a unit searched later in a
 //! step may read what another stored earlier in the same step).
 //!
+//! With [`EmuSettings::share_work`], the machines hand each other the
+//! table entries of much work (a subtree of `2^(share_work - 1)` nodes or
+//! more, [`kalah_solver::search::share`]), as real ranks would through
+//! MPI: an entry stored during a step of the clock reaches every other
+//! machine's table at the end of that step (at least [`MIN_SLICE`] nodes
+//! of every unit's search later).
+//!
 //! Assumptions (stated with every result):
 //! * a unit's search on a simulated worker is the one a real worker with a
 //!   table of [`EmuSettings::tt_mb`] MiB (or its machine's shared one)
@@ -54,7 +61,7 @@ use std::time::Instant;
 
 use kalah::service::setup::{new_solver_on, StopBy};
 use kalah_solver::search::{
-    GateStop, Interrupted, NodeGate, SearchConfig, Solver, TranspositionTable,
+    GateStop, Interrupted, NodeGate, Published, Publisher, SearchConfig, Solver, TranspositionTable,
 };
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
@@ -102,6 +109,9 @@ pub struct EmuSettings {
     /// The coordinator's planning, timed here, passes on the simulated
     /// clock (workers' answers wait for it, as a real coordinator's do).
     pub charge_plans: bool,
+    /// The least work of a table entry one machine hands the others
+    /// (0: none, every machine keeps its table to itself).
+    pub share_work: u8,
 }
 
 /// An emulated run: the simulation's account of it, the answer, and what
@@ -118,6 +128,14 @@ pub struct EmuResult {
     pub workers_used: usize,
     /// Wall-clock seconds of the emulation.
     pub wall_seconds: f64,
+    /// Table entries the machines handed each other
+    /// ([`EmuSettings::share_work`]), each counted once however many
+    /// machines took it.
+    pub shared_entries: u64,
+    /// Wall-clock seconds this process took to store them into the other
+    /// machines' tables (each entry once a machine that took it): what a
+    /// rank's thread taking shares in would spend, all machines together.
+    pub share_seconds: f64,
 }
 
 /// The fewest nodes a unit searches on each step of the clock (see
@@ -186,6 +204,11 @@ struct EmuEngine<'g> {
     workers: Vec<Option<EmuWorker>>,
     /// Each simulated machine's table, made with its first worker.
     hosts: Vec<Option<Arc<TranspositionTable>>>,
+    /// Each simulated machine's entries for the others, with
+    /// [`EmuSettings::share_work`].
+    publishers: Vec<Option<Arc<Publisher>>>,
+    shared_entries: u64,
+    share_seconds: f64,
     running: Vec<Option<Running>>,
     clock: f64,
     busy: f64,
@@ -221,6 +244,39 @@ impl EmuEngine<'_> {
             }
         };
         (result, nodes)
+    }
+
+    /// Hands the entries each machine published since the last call to
+    /// every other machine's table ([`EmuSettings::share_work`]).
+    fn share(&mut self) {
+        let rw = self.settings.rank_workers.max(1);
+        let news: Vec<(usize, Vec<Published>)> = self
+            .publishers
+            .iter()
+            .enumerate()
+            .filter_map(|(h, p)| Some((h, p.as_ref()?.take())))
+            .filter(|(_, entries)| !entries.is_empty())
+            .collect();
+        if news.is_empty() {
+            return;
+        }
+        self.shared_entries += news.iter().map(|(_, e)| e.len() as u64).sum::<u64>();
+        let started = Instant::now();
+        for host in 0..self.publishers.len() {
+            // One solver of the machine: its workers share its table.
+            let Some(solver) = (host * rw..((host + 1) * rw).min(self.workers.len()))
+                .find_map(|w| self.workers[w].as_ref())
+                .map(|w| &w.solver)
+            else {
+                continue;
+            };
+            for (from, entries) in &news {
+                if *from != host {
+                    solver.learn(entries);
+                }
+            }
+        }
+        self.share_seconds += started.elapsed().as_secs_f64();
     }
 
     /// Lets every unanswered unit that could end before `horizon`
@@ -297,6 +353,7 @@ impl EmuEngine<'_> {
                 }
             }
         }
+        self.share();
         if self.progress_every > 0.0 && self.noted.elapsed().as_secs_f64() >= self.progress_every {
             self.noted = Instant::now();
             eprintln!(
@@ -345,6 +402,11 @@ impl Engine for EmuEngine<'_> {
             .map_err(|e| format!("simulated worker {worker}: {e}"))?;
             let gate = Arc::new(NodeGate::new());
             solver.set_gate(Arc::clone(&gate));
+            if self.settings.share_work > 0 {
+                let work = self.settings.share_work;
+                let p = self.publishers[host].get_or_insert_with(|| Arc::new(Publisher::new(work)));
+                solver.set_publisher(Arc::clone(p));
+            }
             let stop = solver.stop_flag().expect("a solver's own flag");
             self.workers[worker] = Some(EmuWorker {
                 solver: Arc::new(solver),
@@ -497,6 +559,11 @@ pub fn emulate(
         hosts: (0..workers.div_ceil(settings.rank_workers.max(1)))
             .map(|_| None)
             .collect(),
+        publishers: (0..workers.div_ceil(settings.rank_workers.max(1)))
+            .map(|_| None)
+            .collect(),
+        shared_entries: 0,
+        share_seconds: 0.0,
         running: (0..workers).map(|_| None).collect(),
         clock: 0.0,
         busy: 0.0,
@@ -547,6 +614,8 @@ pub fn emulate(
         solved,
         searched_nodes: engine.searched,
         workers_used: engine.workers.iter().flatten().count(),
+        shared_entries: engine.shared_entries,
+        share_seconds: engine.share_seconds,
         wall_seconds: wall.elapsed().as_secs_f64(),
     })
 }

@@ -129,6 +129,14 @@ struct SolveArgs {
     /// directory does not depend on it.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one)]
     rank_workers: usize,
+    /// Worker ranks send each other the table entries of at least this
+    /// much work (log2 of a subtree's nodes, plus one) that their
+    /// searches store, and store the others' in their own tables (MPI,
+    /// two worker ranks or more): a subtree one rank searched is not
+    /// searched again on another. 0: each rank's table is its own. The
+    /// same on every rank; the work directory does not depend on it.
+    #[arg(long, value_name = "WORK", default_value_t = 0)]
+    share_work: u8,
     /// Without MPI: answer the units in this process, one at a time.
     #[arg(long)]
     local: bool,
@@ -239,6 +247,13 @@ struct SimArgs {
     /// simulated time; their wall time is reported either way).
     #[arg(long, requires = "emulate")]
     charge_plans: bool,
+    /// With --emulate: machines hand each other their table entries of at
+    /// least this much work (log2 of a subtree's nodes, plus one), as
+    /// ranks sharing high-work entries over MPI would; an entry reaches
+    /// the other machines at the end of the step of the clock it was
+    /// stored in. 0: each machine's table is its own.
+    #[arg(long, value_name = "WORK", default_value_t = 0, requires = "emulate")]
+    share_work: u8,
     /// With --emulate: write every unit of each emulated run, answered or
     /// stopped, as one JSON record a line (a work directory's record
     /// fields, docs/json.md) to this file; with several worker counts,
@@ -344,6 +359,12 @@ fn solve(a: &SolveArgs) -> Result<(), CliError> {
                 a.rank_workers
             )));
         }
+        if a.share_work > 0 {
+            return Err(CliError::Input(format!(
+                "--share-work {} is for MPI worker ranks; --local has one table",
+                a.share_work
+            )));
+        }
         return coordinate_here(a, start, None);
     }
     mpi_solve(a, start)
@@ -359,6 +380,7 @@ fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), CliError> {
 #[cfg(feature = "mpi")]
 fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     use kalah_dist::mpi_engine::{MpiEngine, World};
+    use kalah_solver::search::Publisher;
     let world = World::init().map_err(failure)?;
     if world.size() < 2 {
         return Err(CliError::Input(
@@ -387,7 +409,28 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
                 let game = Game::new(a.game.pits, a.game.rules.rules());
                 UnitSolver::sharing(game, t, tt_mb, a.rank_workers).map_err(failure)
             })
-            .and_then(|slots| world.serve(&slots).map_err(CliError::Failure))
+            .and_then(|mut slots| {
+                // Sharing needs another worker rank to share with.
+                let publisher = (a.share_work > 0 && world.size() > 2)
+                    .then(|| Arc::new(Publisher::new(a.share_work)));
+                if let Some(p) = &publisher {
+                    for slot in &mut slots {
+                        slot.publish_to(Arc::clone(p));
+                    }
+                }
+                let shared = world
+                    .serve(&slots, publisher.as_deref())
+                    .map_err(CliError::Failure)?;
+                if publisher.is_some() {
+                    eprintln!(
+                        "kalah-dist (rank {}): shared {} table entries with the other worker ranks, took {} from them",
+                        world.rank(),
+                        shared.sent,
+                        shared.taken
+                    );
+                }
+                Ok(())
+            })
     };
     if let Err(e) = &result {
         // One rank failing ends them all: the others would wait forever.
@@ -649,6 +692,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             recent_first: dispatch.recent_first,
             progress_every: 60.0,
             charge_plans: a.charge_plans,
+            share_work: a.share_work,
         };
         let mut rows = Vec::new();
         let mut runs = Vec::new();
@@ -686,6 +730,8 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
                 searched_nodes: e.searched_nodes,
                 workers_used: e.workers_used,
                 wall_seconds: e.wall_seconds,
+                shared_entries: e.shared_entries,
+                share_seconds: e.share_seconds,
             });
             rows.push(e.sim);
         }
@@ -700,6 +746,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         .emulated(EmuReport {
             tt_mb: a.tt_mb,
             rank_workers: a.rank_workers,
+            share_work: a.share_work,
             threads,
             runs,
         });
@@ -784,7 +831,7 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
     let solver = UnitSolver::new(Game::new(6, Rules::STANDARD), None, 1).map_err(failure)?;
     if world.rank() != 0 {
         world
-            .serve(std::slice::from_ref(&solver))
+            .serve(std::slice::from_ref(&solver), None)
             .map_err(CliError::Failure)?;
         return Ok(());
     }

@@ -18,7 +18,21 @@
 //!                       the search was in (worker::inside) plus one, 0 if
 //!                       none; else 0
 //!                       a bound of i32::MIN: that side unknown
+//! tag 5 SHARE   w -> v  [two words an entry (Published::to_words)]
+//!                       between worker ranks (solve --share-work): the
+//!                       table entries of much work w's searches stored;
+//!                       empty: w is leaving and sends no more
 //! ```
+//!
+//! With `--share-work`, each worker rank sends the entries its searches
+//! published ([`kalah_solver::search::share`]) to every other worker rank
+//! at most every [`SHARE_EVERY`], and stores theirs in its table. A share
+//! goes out as non-blocking sends, and a rank whose sends are not yet
+//! taken keeps taking the shares sent to it meanwhile, so two ranks
+//! sending to each other both go on. A rank leaving says so with an empty
+//! share to every other, and leaves once each has said so to it: MPI keeps
+//! the order of the messages of one pair, so by then every share sent to
+//! it has been taken, and no send is left pending.
 //!
 //! A worker rank runs `rank_workers` workers (`solve --rank-workers`,
 //! the same on every rank): coordinator worker `w` is slot `w %
@@ -42,12 +56,27 @@ use mpi::Threading;
 use crate::coordinator::{Engine, Issue, Reply};
 use crate::unit::{Known, UnitKey, Verdict};
 use crate::worker::{Answer, UnitRun, UnitSolver};
+use kalah_solver::search::{Published, Publisher};
 use kalah_solver::Board;
 
 const UNIT: i32 = 1;
 const CANCEL: i32 = 2;
 const STOP: i32 = 3;
 const REPLY: i32 = 4;
+const SHARE: i32 = 5;
+
+/// How often a worker rank sends the entries its searches published
+/// (`--share-work`): one message a peer for all of them.
+pub const SHARE_EVERY: Duration = Duration::from_millis(1);
+
+/// What a worker rank's sharing of table entries came to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shared {
+    /// Entries sent (each to every other worker rank).
+    pub sent: u64,
+    /// Entries taken into this rank's table from the others.
+    pub taken: u64,
+}
 
 /// Words of the longest message to a worker (UNIT).
 const TO_WORKER: usize = 6;
@@ -106,19 +135,38 @@ impl World {
     /// A worker rank's life: answer units on `slots` (one worker each,
     /// see the module's notes) until told to stop. A STOP while units run
     /// (it comes only after their replies, or when the coordinator gives
-    /// up) stops them, replies, and leaves.
+    /// up) stops them, replies, and leaves. With `publisher` (set on every
+    /// slot's solver, `--share-work`), the entries it collects go to the
+    /// other worker ranks, and theirs come into this rank's table (see the
+    /// module's notes); every worker rank must be given one, or none.
     ///
     /// # Errors
     /// A unit for a slot this rank lacks: the ranks were started with
-    /// different `--rank-workers`.
-    pub fn serve(&self, slots: &[UnitSolver]) -> Result<(), String> {
+    /// different `--rank-workers`; a share that is not one.
+    pub fn serve(
+        &self,
+        slots: &[UnitSolver],
+        publisher: Option<&Publisher>,
+    ) -> Result<Shared, String> {
+        let peers: Vec<i32> = if publisher.is_some() {
+            (1..self.size()).filter(|&r| r != self.rank()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut shares = Shares {
+            peers: &peers,
+            table: &slots[0],
+            tally: Shared::default(),
+            done: 0,
+        };
+        let mut shared_at = Instant::now();
         std::thread::scope(|s| {
             let mut runs: Vec<Option<(u64, UnitRun<'_, '_>)>> =
                 slots.iter().map(|_| None).collect();
             let mut leaving = false;
             let mut nap = Duration::from_micros(20);
             loop {
-                let mut busy = false;
+                let mut busy = self.take_shares(&mut shares)?;
                 while let Some((tag, m)) = self.poll_from_coordinator() {
                     busy = true;
                     match tag {
@@ -160,8 +208,29 @@ impl World {
                         busy = true;
                     }
                 }
+                if let Some(p) = publisher.filter(|_| !leaving && !peers.is_empty()) {
+                    if shared_at.elapsed() >= SHARE_EVERY {
+                        shared_at = Instant::now();
+                        let words: Vec<u64> =
+                            p.take().iter().flat_map(Published::to_words).collect();
+                        if !words.is_empty() {
+                            shares.tally.sent += words.len() as u64 / 2;
+                            self.send_shares(&words, &mut shares)?;
+                        }
+                    }
+                }
                 if leaving && runs.iter().all(Option::is_none) {
-                    return Ok(());
+                    if !peers.is_empty() {
+                        // Done sharing: an empty share to each peer, then
+                        // every share still coming, up to each peer's own.
+                        self.send_shares(&[], &mut shares)?;
+                        while shares.done < peers.len() {
+                            if !self.take_shares(&mut shares)? {
+                                std::thread::sleep(Duration::from_micros(20));
+                            }
+                        }
+                    }
+                    return Ok(shares.tally);
                 }
                 nap = if busy {
                     Duration::from_micros(20)
@@ -170,6 +239,66 @@ impl World {
                 };
                 std::thread::sleep(nap);
             }
+        })
+    }
+
+    /// Takes every share in from the other worker ranks into this rank's
+    /// table; whether there was one.
+    fn take_shares(&self, shares: &mut Shares<'_>) -> Result<bool, String> {
+        let mut any = false;
+        while let Some((msg, status)) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(SHARE)
+        {
+            any = true;
+            let mut m = vec![0u64; status.count(u64::equivalent_datatype()).max(0) as usize];
+            msg.matched_receive_into(&mut m[..]);
+            if m.is_empty() {
+                shares.done += 1;
+                continue;
+            }
+            let entries = m
+                .chunks(2)
+                .map(|w| <[u64; 2]>::try_from(w).ok().and_then(Published::from_words))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    format!(
+                        "rank {}: a share of {} words that are not table entries",
+                        status.source_rank(),
+                        m.len()
+                    )
+                })?;
+            shares.table.learn(&entries);
+            shares.tally.taken += entries.len() as u64;
+        }
+        Ok(any)
+    }
+
+    /// Sends `words` (entries, or none to say this rank is leaving) to
+    /// every peer, taking the peers' shares in until every send is done.
+    fn send_shares(&self, words: &[u64], shares: &mut Shares<'_>) -> Result<(), String> {
+        mpi::request::scope(|scope| {
+            let mut pending: Vec<_> = shares
+                .peers
+                .iter()
+                .map(|&r| {
+                    self.world
+                        .process_at_rank(r)
+                        .immediate_send_with_tag(scope, words, SHARE)
+                })
+                .collect();
+            let mut result = Ok(());
+            while !pending.is_empty() {
+                pending = pending.into_iter().filter_map(|r| r.test().err()).collect();
+                if !pending.is_empty() {
+                    // Taken in even after a bad share: a peer waits on it.
+                    let taken = self.take_shares(shares).map(|_| ());
+                    result = result.and(taken);
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+            }
+            result
         })
     }
 
@@ -199,6 +328,17 @@ impl World {
 }
 
 use mpi::datatype::Equivalence;
+
+/// A worker rank's sharing state ([`World::serve`]).
+struct Shares<'a> {
+    /// The other worker ranks (none: no sharing).
+    peers: &'a [i32],
+    /// A worker of this rank: the rank's table.
+    table: &'a UnitSolver,
+    tally: Shared,
+    /// Peers that said they are leaving.
+    done: usize,
+}
 
 /// The coordinator's side: rank 0 handing units to ranks 1..size.
 pub struct MpiEngine<'w> {

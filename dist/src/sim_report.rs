@@ -100,6 +100,9 @@ pub struct EmuReport {
     pub tt_mb: usize,
     /// Simulated workers a machine sharing one table (1: none shared).
     pub rank_workers: usize,
+    /// The least work of a table entry the machines handed each other (0:
+    /// none).
+    pub share_work: u8,
     /// Threads of this process solving units.
     pub threads: usize,
     pub runs: Vec<EmuRun>,
@@ -118,6 +121,11 @@ pub struct EmuRun {
     pub workers_used: usize,
     /// Wall-clock seconds of the emulation.
     pub wall_seconds: f64,
+    /// Table entries the machines handed each other (each once).
+    pub shared_entries: u64,
+    /// Seconds this process took to store them into the other machines'
+    /// tables, all machines together.
+    pub share_seconds: f64,
 }
 
 impl SimReport {
@@ -211,6 +219,14 @@ impl SimReport {
                 self.ahead,
                 self.latency
             );
+            if e.share_work > 0 {
+                let _ = writeln!(
+                    o,
+                    "machines hand each other their table entries of work {} or more (subtrees of {} nodes or more)",
+                    e.share_work,
+                    1u64 << (e.share_work - 1).min(63)
+                );
+            }
             for r in &e.runs {
                 let _ = writeln!(
                     o,
@@ -222,6 +238,15 @@ impl SimReport {
                     r.searched_nodes as f64,
                     r.wall_seconds
                 );
+                if e.share_work > 0 {
+                    let _ = writeln!(
+                        o,
+                        "{:>8}   {:.3e} table entries handed on, stored into the other machines' tables in {:.2} s here",
+                        "",
+                        r.shared_entries as f64,
+                        r.share_seconds
+                    );
+                }
             }
         } else {
             let _ = writeln!(

@@ -11,7 +11,7 @@ use kalah::service::Error;
 use kalah_solver::search::ordering::Children;
 use kalah_solver::search::tt::{NO_LOWER, NO_UPPER};
 use kalah_solver::search::{
-    GateStop, Interrupted, NodeGate, SearchConfig, Solver, TranspositionTable,
+    GateStop, Interrupted, NodeGate, Published, Publisher, SearchConfig, Solver, TranspositionTable,
 };
 use kalah_solver::table::Tables;
 use kalah_solver::{Board, Game};
@@ -105,6 +105,19 @@ impl UnitSolver {
     /// next unit is solved as by a fresh worker.
     pub fn forget(&self) {
         self.solver.clear_table();
+    }
+
+    /// Makes this worker's searches copy their table entries of at least
+    /// [`Publisher::min_work`] work into `publisher`, for the other
+    /// machines' tables ([`kalah_solver::search::share`]).
+    pub fn publish_to(&mut self, publisher: Arc<Publisher>) {
+        self.solver.set_publisher(publisher);
+    }
+
+    /// Stores entries another machine's workers published into this
+    /// worker's table (its rank's, shared by the rank's workers).
+    pub fn learn(&self, entries: &[Published]) {
+        self.solver.learn(entries);
     }
 
     /// Nodes searched by the unit running (or the last one).

@@ -30,6 +30,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     recent_first: true,
     progress_every: 0.0,
     charge_plans: false,
+    share_work: 0,
 };
 
 #[test]
@@ -51,16 +52,28 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
         let value = solver.solve(&start).unwrap();
         let name = format!("Kalah({pits},{seeds}) {}", rules.slug());
         let mut seconds = Vec::new();
-        // The last: 32 workers on 4 machines, 8 sharing each table.
-        for (workers, rank_workers) in [(1, 1), (4, 1), (32, 1), (32, 8)] {
+        // Then 32 workers on 4 machines, 8 sharing each table; and
+        // machines that hand each other their entries of work 6 or more.
+        for (workers, rank_workers, share_work) in [
+            (1, 1, 0),
+            (4, 1, 0),
+            (32, 1, 0),
+            (32, 8, 0),
+            (4, 1, 6),
+            (32, 8, 6),
+        ] {
             let tree = TopTree::new(&game, None, frontier, start, workers);
             let settings = EmuSettings {
                 budget,
                 rank_workers,
+                share_work,
                 ..SETTINGS
             };
             let e = emulate(&tree, &identity, &game, None, workers, settings, None).unwrap();
-            let at = format!("{name} on {workers} workers, {rank_workers} a table");
+            let at = format!(
+                "{name} on {workers} workers, {rank_workers} a table, sharing work {share_work}"
+            );
+            assert_eq!(e.shared_entries > 0, share_work > 0, "{at}");
             assert_eq!(e.solved.value, value, "{at}");
             let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
             assert_eq!(replay(&game, start, &houses).unwrap(), value, "{at}");

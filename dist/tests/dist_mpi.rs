@@ -183,3 +183,55 @@ fn worker_ranks_of_several_workers_give_the_value() {
     assert_eq!(j["threads"], 6, "the workers of the two ranks: {j}");
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+/// Worker ranks that send each other their table entries (`--share-work`)
+/// give the value and a perfect game that replays to it, and every rank
+/// both sent entries and took the others' in, then left (a rank waits for
+/// every other's last share before it leaves).
+#[test]
+fn worker_ranks_sharing_table_entries_give_the_value() {
+    let guard = tables().lock().unwrap_or_else(|e| e.into_inner());
+    let work = std::env::temp_dir().join(format!("kalah-dist-share-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let extra = [
+        "--rank-workers",
+        "2",
+        "--share-work",
+        "6",
+        "--unit-budget",
+        "3000",
+    ];
+    let out = mpirun_with(&guard, &work, 3, &extra)
+        .wait_with_output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["value"], 10, "{j}");
+    let game = Game::new(6, Rules::EMPTY_CAPTURE);
+    let line = Line::parse(j["pv"].as_str().unwrap(), Numbering::FromOne).unwrap();
+    let end = line.replay(&game, Position::start(6, 4).unwrap()).unwrap();
+    assert_eq!(end.final_score(game.rules()), Some(10), "{j}");
+    // One line a worker rank: "shared S table entries ..., took T ...".
+    let tallies: Vec<(u64, u64)> = stderr
+        .lines()
+        .filter(|l| l.contains("table entries with the other worker ranks"))
+        .map(|l| {
+            let n: Vec<u64> = l
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            (n[0], n[1])
+        })
+        .collect();
+    assert_eq!(tallies.len(), 3, "{stderr}");
+    let sent: u64 = tallies.iter().map(|t| t.0).sum();
+    let taken: u64 = tallies.iter().map(|t| t.1).sum();
+    assert!(tallies.iter().all(|&(s, t)| s > 0 && t > 0), "{stderr}");
+    assert_eq!(
+        taken,
+        2 * sent,
+        "each entry reaches both other ranks: {stderr}"
+    );
+    std::fs::remove_dir_all(&work).unwrap();
+}

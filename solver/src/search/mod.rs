@@ -20,6 +20,8 @@
 //! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
 //!   its `search`).
 //! * [`solver`]: [`Solver`], the MTD(f) driver.
+//! * [`share`]: [`Publisher`], the entries of much work a search hands to
+//!   other machines' tables.
 //! * [`analysis`]: move values, first turns, the pie rule, the principal
 //!   variation.
 
@@ -28,6 +30,7 @@ pub mod config;
 pub mod gate;
 mod negamax;
 pub mod ordering;
+pub mod share;
 pub mod solver;
 pub mod tt;
 
@@ -36,5 +39,6 @@ pub use analysis::{
 };
 pub use config::SearchConfig;
 pub use gate::{GateStop, NodeGate};
+pub use share::{Published, Publisher};
 pub use solver::{Interrupted, SearchStats, Solver, SolverError};
 pub use tt::{Bound, TranspositionTable, TtEntry};

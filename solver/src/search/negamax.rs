@@ -22,6 +22,7 @@ use std::sync::Mutex;
 use super::config::SearchConfig;
 use super::gate::NodeGate;
 use super::ordering::{Child, Children};
+use super::share::{Published, Publisher};
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
 use crate::board::{Board, Game};
 use crate::index::Index;
@@ -58,6 +59,8 @@ pub(crate) struct Shared<'a> {
     /// their later children in parallel once the first have not cut off;
     /// `u32::MAX` never splits.
     pub split_seeds: u32,
+    /// Where entries of much work are copied for other machines' tables.
+    pub publish: Option<&'a Publisher>,
 }
 
 impl Shared<'_> {
@@ -334,6 +337,15 @@ impl<'a, 's> Worker<'a, 's> {
             let work = (64 - (self.nodes - start_nodes).leading_zeros()) as u8;
             let mv = (bound != Bound::Upper).then_some(best_move);
             sh.tt.store(k, best, bound, mv, work);
+            if let Some(p) = sh.publish {
+                p.offer(Published {
+                    key: k,
+                    value: best,
+                    bound,
+                    best_move: mv,
+                    work,
+                });
+            }
         }
         best
     }

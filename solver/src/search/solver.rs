@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use super::config::SearchConfig;
 use super::gate::NodeGate;
 use super::negamax::{guess, Shared, Worker};
+use super::share::{Published, Publisher};
 use super::tt::{TranspositionTable, TtEntry};
 use crate::board::{Board, Game};
 use crate::index::Index;
@@ -182,6 +183,9 @@ pub struct Solver {
     stop: StopFlag,
     /// A node limit the search waits at ([`Solver::set_gate`]).
     gate: Option<Arc<NodeGate>>,
+    /// Where entries of much work go for other tables
+    /// ([`Solver::set_publisher`]).
+    publisher: Option<Arc<Publisher>>,
     nodes: AtomicU64,
     probe_hits: AtomicU64,
     tests: AtomicU64,
@@ -254,6 +258,7 @@ impl Solver {
             pool,
             stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
             gate: None,
+            publisher: None,
             nodes: AtomicU64::new(0),
             probe_hits: AtomicU64::new(0),
             tests: AtomicU64::new(0),
@@ -302,6 +307,30 @@ impl Solver {
     /// while it waits returns once the gate is released.
     pub fn set_gate(&mut self, gate: Arc<NodeGate>) {
         self.gate = Some(gate);
+    }
+
+    /// Makes every search of this solver copy the entries it stores with
+    /// at least [`Publisher::min_work`] work into `publisher`, for other
+    /// machines' tables ([`crate::search::share`]).
+    pub fn set_publisher(&mut self, publisher: Arc<Publisher>) {
+        self.publisher = Some(publisher);
+    }
+
+    /// Stores into the transposition table the entries another solver of
+    /// the same game published ([`Publisher::take`]), each merged with
+    /// what the table holds as the first table merged it. Every search
+    /// stays exact: an entry is a true bound of its board's value
+    /// whichever search stored it. The other solver's tables and rules
+    /// must be this one's (its keys name the same boards and its bounds
+    /// are of the same values), which holds for solvers of one game and
+    /// key size; a key beyond this solver's keys is skipped.
+    pub fn learn(&self, entries: &[Published]) {
+        let keys = self.index.boards_up_to(self.index.key_seeds());
+        for e in entries {
+            if u128::from(e.key) < keys {
+                self.tt.store(e.key, e.value, e.bound, e.best_move, e.work);
+            }
+        }
     }
 
     /// Counters since the solver was built or last reset.
@@ -405,6 +434,7 @@ impl Solver {
             stop: self.stop.get(),
             gate: self.gate.as_deref(),
             nodes: &self.nodes,
+            publish: self.publisher.as_deref(),
             split_seeds: if self.pool.is_some() {
                 probe.map_or(0, |p| p.max_seeds()) + self.config.split_seeds
             } else {
