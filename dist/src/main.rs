@@ -380,7 +380,6 @@ fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), CliError> {
 #[cfg(feature = "mpi")]
 fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     use kalah_dist::mpi_engine::{MpiEngine, World};
-    use kalah_solver::search::Publisher;
     let world = World::init().map_err(failure)?;
     if world.size() < 2 {
         return Err(CliError::Input(
@@ -411,17 +410,14 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
             })
             .and_then(|mut slots| {
                 // Sharing needs another worker rank to share with.
-                let publisher = (a.share_work > 0 && world.size() > 2)
-                    .then(|| Arc::new(Publisher::new(a.share_work)));
-                if let Some(p) = &publisher {
+                let sharing = a.share_work > 0 && world.size() > 2;
+                if sharing {
                     for slot in &mut slots {
-                        slot.publish_to(Arc::clone(p));
+                        slot.publish(a.share_work);
                     }
                 }
-                let shared = world
-                    .serve(&slots, publisher.as_deref())
-                    .map_err(CliError::Failure)?;
-                if publisher.is_some() {
+                let shared = world.serve(&slots).map_err(CliError::Failure)?;
+                if sharing {
                     eprintln!(
                         "kalah-dist (rank {}): shared {} table entries with the other worker ranks, took {} from them",
                         world.rank(),
@@ -831,7 +827,7 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
     let solver = UnitSolver::new(Game::new(6, Rules::STANDARD), None, 1).map_err(failure)?;
     if world.rank() != 0 {
         world
-            .serve(std::slice::from_ref(&solver), None)
+            .serve(std::slice::from_ref(&solver))
             .map_err(CliError::Failure)?;
         return Ok(());
     }

@@ -56,7 +56,7 @@ use mpi::Threading;
 use crate::coordinator::{Engine, Issue, Reply};
 use crate::unit::{Known, UnitKey, Verdict};
 use crate::worker::{Answer, UnitRun, UnitSolver};
-use kalah_solver::search::{Published, Publisher};
+use kalah_solver::search::Published;
 use kalah_solver::Board;
 
 const UNIT: i32 = 1;
@@ -135,20 +135,17 @@ impl World {
     /// A worker rank's life: answer units on `slots` (one worker each,
     /// see the module's notes) until told to stop. A STOP while units run
     /// (it comes only after their replies, or when the coordinator gives
-    /// up) stops them, replies, and leaves. With `publisher` (set on every
-    /// slot's solver, `--share-work`), the entries it collects go to the
-    /// other worker ranks, and theirs come into this rank's table (see the
-    /// module's notes); every worker rank must be given one, or none.
+    /// up) stops them, replies, and leaves. When the slots collect entries
+    /// ([`UnitSolver::publish`], `--share-work`), they go to the other
+    /// worker ranks, and theirs come into this rank's table (see the
+    /// module's notes); then every worker rank's slots must collect them.
     ///
     /// # Errors
     /// A unit for a slot this rank lacks: the ranks were started with
     /// different `--rank-workers`; a share that is not one.
-    pub fn serve(
-        &self,
-        slots: &[UnitSolver],
-        publisher: Option<&Publisher>,
-    ) -> Result<Shared, String> {
-        let peers: Vec<i32> = if publisher.is_some() {
+    pub fn serve(&self, slots: &[UnitSolver]) -> Result<Shared, String> {
+        let sharing = slots.iter().any(UnitSolver::publishes);
+        let peers: Vec<i32> = if sharing {
             (1..self.size()).filter(|&r| r != self.rank()).collect()
         } else {
             Vec::new()
@@ -208,15 +205,16 @@ impl World {
                         busy = true;
                     }
                 }
-                if let Some(p) = publisher.filter(|_| !leaving && !peers.is_empty()) {
-                    if shared_at.elapsed() >= SHARE_EVERY {
-                        shared_at = Instant::now();
-                        let words: Vec<u64> =
-                            p.take().iter().flat_map(Published::to_words).collect();
-                        if !words.is_empty() {
-                            shares.tally.sent += words.len() as u64 / 2;
-                            self.send_shares(&words, &mut shares)?;
-                        }
+                if !leaving && !peers.is_empty() && shared_at.elapsed() >= SHARE_EVERY {
+                    shared_at = Instant::now();
+                    let words: Vec<u64> = slots
+                        .iter()
+                        .flat_map(|slot| slot.published())
+                        .flat_map(|e| e.to_words())
+                        .collect();
+                    if !words.is_empty() {
+                        shares.tally.sent += words.len() as u64 / 2;
+                        self.send_shares(&words, &mut shares)?;
                     }
                 }
                 if leaving && runs.iter().all(Option::is_none) {

@@ -42,6 +42,8 @@ pub struct UnitSolver {
     /// nodes past it, until it is stopped (so a split is at the same node
     /// count however fast the worker polls).
     gate: Arc<NodeGate>,
+    /// The entries its searches collect for other machines, if any.
+    publisher: Option<Arc<Publisher>>,
 }
 
 impl UnitSolver {
@@ -98,7 +100,12 @@ impl UnitSolver {
         gate.release();
         solver.set_gate(Arc::clone(&gate));
         let stop = solver.stop_flag().expect("a solver's own flag");
-        Ok(UnitSolver { solver, stop, gate })
+        Ok(UnitSolver {
+            solver,
+            stop,
+            gate,
+            publisher: None,
+        })
     }
 
     /// Empties the transposition table (for every worker sharing it): the
@@ -107,11 +114,26 @@ impl UnitSolver {
         self.solver.clear_table();
     }
 
-    /// Makes this worker's searches copy their table entries of at least
-    /// [`Publisher::min_work`] work into `publisher`, for the other
-    /// machines' tables ([`kalah_solver::search::share`]).
-    pub fn publish_to(&mut self, publisher: Arc<Publisher>) {
-        self.solver.set_publisher(publisher);
+    /// Makes this worker's searches collect their table entries of at
+    /// least `work` work, for the other machines' tables
+    /// ([`kalah_solver::search::share`]; [`UnitSolver::published`]). Each
+    /// worker collects its own: workers of one rank never wait on each
+    /// other to do it.
+    pub fn publish(&mut self, work: u8) {
+        let publisher = Arc::new(Publisher::new(work));
+        self.solver.set_publisher(Arc::clone(&publisher));
+        self.publisher = Some(publisher);
+    }
+
+    /// Whether this worker collects entries ([`UnitSolver::publish`]).
+    pub fn publishes(&self) -> bool {
+        self.publisher.is_some()
+    }
+
+    /// The entries this worker's searches collected since the last call
+    /// (none without [`UnitSolver::publish`]).
+    pub fn published(&self) -> Vec<Published> {
+        self.publisher.as_ref().map_or_else(Vec::new, |p| p.take())
     }
 
     /// Stores entries another machine's workers published into this
