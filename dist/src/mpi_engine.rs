@@ -141,9 +141,12 @@ impl World {
     /// module's notes); then every worker rank's slots must collect them.
     ///
     /// # Errors
-    /// A unit for a slot this rank lacks: the ranks were started with
-    /// different `--rank-workers`; a share that is not one.
+    /// No slots; a unit for a slot this rank lacks: the ranks were
+    /// started with different `--rank-workers`; a share that is not one.
     pub fn serve(&self, slots: &[UnitSolver]) -> Result<Shared, String> {
+        let Some(first) = slots.first() else {
+            return Err("a worker rank needs at least one worker".into());
+        };
         let sharing = slots.iter().any(UnitSolver::publishes);
         let peers: Vec<i32> = if sharing {
             (1..self.size()).filter(|&r| r != self.rank()).collect()
@@ -152,7 +155,7 @@ impl World {
         };
         let mut shares = Shares {
             peers: &peers,
-            table: &slots[0],
+            table: first,
             tally: Shared::default(),
             done: 0,
         };

@@ -1,5 +1,7 @@
 //! Throughput of the two innermost operations on 6-house boards: sowing and
-//! ranking. Prints the median of several runs (the machines are noisy).
+//! ranking; and of a machine taking in another's table entries
+//! (`Solver::learn`, `--share-work`). Prints the median of several runs
+//! (the machines are noisy).
 //!
 //! `cargo bench -p kalah-solver --bench core`
 
@@ -7,6 +9,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use kalah_solver::sample::SplitMix64;
+use kalah_solver::search::{Bound, Published, SearchConfig, Solver};
 use kalah_solver::{Board, Game, Index, Rules};
 
 /// Random boards with 1..=48 seeds, as a game of Kalah(6,4) has.
@@ -87,4 +90,38 @@ fn main() {
             .take(n as usize)
             .fold(0u64, |a, b| a ^ b.packed() as u64)
     });
+
+    // Another machine's entries into a 2 GiB table, touched first (a
+    // long run's is), in batches of 1,024 as a rank takes them in.
+    let solver = Solver::new(
+        game.clone(),
+        SearchConfig {
+            tt_mb: 2048,
+            threads: 1,
+            ..SearchConfig::default()
+        },
+        None,
+    )
+    .expect("a 2 GiB table");
+    let keys = index.boards_up_to(index.key_seeds()).min(u64::MAX as u128) as u64;
+    let mut rng = SplitMix64::new(2);
+    let entries: Vec<Published> = (0..1u64 << 23)
+        .map(|i| Published {
+            key: rng.next_u64() % keys,
+            value: (i % 41) as i32 - 20,
+            bound: [Bound::Lower, Bound::Upper, Bound::Exact][(i % 3) as usize],
+            best_move: Some((i % 6) as u8),
+            work: 4 + (i % 8) as u8,
+        })
+        .collect();
+    solver.learn(&entries);
+    measure(
+        "learn (2 GiB, 1,024 a batch)",
+        5,
+        entries.len() as u64,
+        || {
+            entries.chunks(1024).for_each(|batch| solver.learn(batch));
+            0
+        },
+    );
 }
