@@ -20,7 +20,7 @@
 
 use std::sync::Mutex;
 
-use super::tt::Bound;
+use super::tt::{Bound, NO_LOWER, NO_UPPER};
 
 /// One stored entry, as the search stored it: replayed with
 /// [`crate::search::TranspositionTable::store`]'s arguments, it merges into
@@ -63,7 +63,8 @@ impl Published {
     }
 
     /// The entry [`Published::to_words`] wrote; `None` for words it never
-    /// writes (an unknown bound, bits set outside the fields).
+    /// writes (an unknown bound, bits set outside the fields, a value that
+    /// is the table's mark of an unknown bound).
     pub fn from_words(w: [u64; 2]) -> Option<Published> {
         let bound = match (w[1] >> 16) & 0xFF {
             0 => Bound::Exact,
@@ -74,10 +75,14 @@ impl Published {
         if w[1] >> 40 != 0 {
             return None;
         }
+        let value = i32::from(w[1] as u16 as i16);
+        if value == NO_LOWER || value == NO_UPPER {
+            return None;
+        }
         let house = ((w[1] >> 24) & 0xFF) as u8;
         Some(Published {
             key: w[0],
-            value: i32::from(w[1] as u16 as i16),
+            value,
             bound,
             best_move: house.checked_sub(1),
             work: (w[1] >> 32) as u8,
@@ -177,5 +182,8 @@ mod tests {
         .to_words();
         assert_eq!(Published::from_words([w[0], w[1] | 3 << 16]), None);
         assert_eq!(Published::from_words([w[0], w[1] | 1 << 40]), None);
+        let unknown = |v: i16| (w[1] & !0xFFFF) | u64::from(v as u16);
+        assert_eq!(Published::from_words([w[0], unknown(i16::MIN)]), None);
+        assert_eq!(Published::from_words([w[0], unknown(i16::MAX)]), None);
     }
 }
