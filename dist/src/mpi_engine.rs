@@ -208,14 +208,16 @@ impl World {
                         busy = true;
                     }
                 }
-                if !leaving && !peers.is_empty() && shared_at.elapsed() >= SHARE_EVERY {
+                if !leaving && sharing && shared_at.elapsed() >= SHARE_EVERY {
                     shared_at = Instant::now();
+                    // Taken even with no peer to send them to: the lists
+                    // would otherwise grow for the whole run.
                     let words: Vec<u64> = slots
                         .iter()
                         .flat_map(|slot| slot.published())
                         .flat_map(|e| e.to_words())
                         .collect();
-                    if !words.is_empty() {
+                    if !words.is_empty() && !peers.is_empty() {
                         shares.tally.sent += words.len() as u64 / 2;
                         self.send_shares(&words, &mut shares)?;
                     }
@@ -246,6 +248,10 @@ impl World {
     /// Takes every share in from the other worker ranks into this rank's
     /// table; whether there was one.
     fn take_shares(&self, shares: &mut Shares<'_>) -> Result<bool, String> {
+        // Without peers no share comes: no probe.
+        if shares.peers.is_empty() {
+            return Ok(false);
+        }
         let mut any = false;
         while let Some((msg, status)) = self
             .world

@@ -1,8 +1,8 @@
 //! Table entries a search hands to other machines' tables.
 //!
 //! Searches on different machines cannot share one transposition table,
-//! but most of what sharing saves comes from few entries: those whose
-//! subtree took many nodes. A search with a [`Publisher`] copies every
+//! but they can hand each other the entries that save the most: those
+//! whose subtree took many nodes. A search with a [`Publisher`] copies every
 //! entry it stores with at least [`Publisher::min_work`] work (log2 of the
 //! subtree's nodes, plus one) into the publisher's list; whoever drives
 //! the machines takes the list ([`Publisher::take`]) and stores the
@@ -13,10 +13,11 @@
 //! one table, see [`crate::search::tt`]); only which entries a table holds,
 //! and so the nodes a search takes, changes.
 //!
-//! Few entries qualify (a subtree of `2^(min_work - 1)` nodes or more each
-//! time), so the list stays short next to the search's work and taking a
-//! lock to append to it costs nothing measurable; the check on every
-//! store is one comparison.
+//! The higher [`Publisher::min_work`], the fewer entries qualify (a
+//! subtree of `2^(min_work - 1)` nodes or more each), and the fewer each
+//! other machine must store. The check on every store is one comparison;
+//! an entry that qualifies is appended under a lock, which is not
+//! contended when each search thread has a publisher of its own.
 
 use std::sync::Mutex;
 
