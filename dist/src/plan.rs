@@ -167,6 +167,8 @@ pub struct TopTree<'a> {
     pub orders: RefCell<FoldMap<Board, Rc<[Child]>>>,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
+    /// [`TopTree::guess_path`], computed once.
+    guess_path: OnceCell<GuessPath>,
     /// The last plan's count of units and of boards with a path: the next
     /// pass starts with room for as many.
     sizes: Cell<(usize, usize)>,
@@ -221,6 +223,7 @@ impl<'a> TopTree<'a> {
             orders: RefCell::new(FoldMap::new()),
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
+            guess_path: OnceCell::new(),
         }
     }
 
@@ -335,6 +338,60 @@ impl<'a> TopTree<'a> {
         *self.rough.get_or_init(|| {
             let board = self.start.board();
             shallow(self.game, self.probe, board, GUESS_DEPTH + 1, -MAX, MAX)
+        })
+    }
+
+    /// The first guess's path: from the start down to the frontier, the
+    /// child a shallow search ([`shallow`], [`GUESS_DEPTH`] sowings) finds
+    /// best, until a finished game, a board the tables hold, or the
+    /// frontier. It depends on the game and the tables only, so it is
+    /// walked once (its shallow searches cost more than a replay of the
+    /// rest of the top tree).
+    fn guess_path(&self) -> &GuessPath {
+        self.guess_path.get_or_init(|| {
+            let (game, probe) = (self.game, self.probe);
+            let mut steps = Vec::new();
+            let mut board = self.start.board();
+            let mut depth = 0;
+            let end = loop {
+                if let Some(v) = game.terminal_value(board) {
+                    break GuessEnd::Value(v);
+                }
+                if let Some(v) = probe.and_then(|p| p.probe(board)) {
+                    break GuessEnd::Value(v);
+                }
+                if depth >= self.frontier {
+                    break GuessEnd::Unit(board);
+                }
+                let value = |c: &Child| {
+                    let g = c.sown.gain as i32;
+                    let v = shallow(game, probe, c.sown.board, GUESS_DEPTH, -MAX, MAX);
+                    if c.sown.extra_turn {
+                        g + v
+                    } else {
+                        g - v
+                    }
+                };
+                // The first of the best in the engine's order.
+                let best = ordered(game, board)
+                    .as_slice()
+                    .iter()
+                    .map(|c| (value(c), *c))
+                    .fold(None, |b: Option<(i32, Child)>, (v, c)| match b {
+                        Some((bv, _)) if bv >= v => b,
+                        _ => Some((v, c)),
+                    })
+                    .map(|(_, c)| c)
+                    .expect("an unfinished board has a move");
+                steps.push(GuessStep {
+                    board,
+                    gain: best.sown.gain as i32,
+                    extra_turn: best.sown.extra_turn,
+                });
+                board = best.sown.board;
+                depth += 1;
+            };
+            GuessPath { steps, end }
         })
     }
 
@@ -548,56 +605,36 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The first guess: from the root down to the frontier, the child a
-    /// shallow search ([`shallow`], [`GUESS_DEPTH`] sowings) finds best,
-    /// then one exact unit at the frontier board reached; the gains along
-    /// the path added. `None` while it waits on that unit. Only the exact
-    /// unit is read from the facts (never a bound a test derived), so every
-    /// replay makes the same guess.
-    fn guess(&mut self, board: Board, depth: u32) -> Option<i32> {
-        let game = self.tree.game;
-        if let Some(v) = game.terminal_value(board) {
-            return Some(v);
-        }
-        if let Some(v) = self.tree.probe.and_then(|p| p.probe(board)) {
-            return Some(v);
-        }
-        if depth >= self.tree.frontier {
-            let key = UnitKey { board, beta: EXACT };
-            return match self.facts.exact(board) {
-                Some(v) => Some(v),
+    /// The first guess ([`TopTree::guess_path`]): the exact value where
+    /// the path ends, the gains along the path added. `None` while it
+    /// waits on the exact unit of the frontier board the path reaches.
+    /// Only that unit is read from the facts (never a bound a test
+    /// derived), so every replay makes the same guess.
+    fn guess(&mut self) -> Option<i32> {
+        let path = self.tree.guess_path();
+        let end = match path.end {
+            GuessEnd::Value(v) => v,
+            GuessEnd::Unit(board) => match self.facts.exact(board) {
+                Some(v) => v,
                 None => {
-                    self.need(key, true);
-                    None
+                    let base = self.path.len();
+                    self.path.extend(path.steps.iter().map(|s| s.board));
+                    self.need(UnitKey { board, beta: EXACT }, true);
+                    self.path.truncate(base);
+                    return None;
                 }
-            };
-        }
-        let kids = ordered(game, board);
-        let value = |c: &Child| {
-            let g = c.sown.gain as i32;
-            let v = shallow(game, self.tree.probe, c.sown.board, GUESS_DEPTH, -MAX, MAX);
-            if c.sown.extra_turn {
-                g + v
-            } else {
-                g - v
-            }
+            },
         };
-        let best = kids
-            .as_slice()
-            .iter()
-            .map(|c| (value(c), c))
-            .fold(None, |b: Option<(i32, &Child)>, (v, c)| match b {
-                Some((bv, _)) if bv >= v => b,
-                _ => Some((v, c)),
-            })
-            .map(|(_, c)| *c)
-            .expect("an unfinished board has a move");
-        let g = best.sown.gain as i32;
-        self.path.push(board);
-        let v = self.guess(best.sown.board, depth + 1);
-        self.path.pop();
-        let v = v?;
-        Some(if best.sown.extra_turn { g + v } else { g - v })
+        Some(path.steps.iter().rev().fold(
+            end,
+            |v, s| {
+                if s.extra_turn {
+                    s.gain + v
+                } else {
+                    s.gain - v
+                }
+            },
+        ))
     }
 
     /// The whole search: guess, MTD(f), perfect game.
@@ -607,7 +644,7 @@ impl Pass<'_, '_> {
         let s = board.seeds() as i32;
         root.lower = -s;
         root.upper = s;
-        let Some(guess) = self.guess(board, 0) else {
+        let Some(guess) = self.guess() else {
             // While the guess's unit runs, idle workers start on the
             // tests around a shallow search's value.
             let rough = self.tree.rough_guess();
@@ -803,6 +840,30 @@ impl Pass<'_, '_> {
         }
         Ok(Some(pv))
     }
+}
+
+/// The path of the first guess ([`TopTree::guess_path`]).
+struct GuessPath {
+    /// The sowings from the start, in order.
+    steps: Vec<GuessStep>,
+    /// Where the path ends.
+    end: GuessEnd,
+}
+
+/// One sowing of the guess's path: the board it is made from, its store
+/// gain, and whether the mover sows again.
+struct GuessStep {
+    board: Board,
+    gain: i32,
+    extra_turn: bool,
+}
+
+/// The end of the guess's path.
+enum GuessEnd {
+    /// A finished game or a board the tables hold: its exact value.
+    Value(i32),
+    /// A frontier board: its exact unit.
+    Unit(Board),
 }
 
 /// MTD(f)'s root bounds: the next test `value >= beta`, from the tests
