@@ -61,9 +61,10 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
-    /// The coordinator spent `seconds` of wall time on its own work (a
-    /// plan of the top tree). A real engine's clock ran on meanwhile by
-    /// itself; a simulated one may pass them on its clock.
+    /// The coordinator spent `seconds` of wall time on its own work
+    /// (taking answers in, a plan of the top tree, handing units out;
+    /// not the time in this engine's calls). A real engine's clock ran
+    /// on meanwhile by itself; a simulated one may pass them on its clock.
     fn spend(&mut self, _seconds: f64) {}
     /// A reply already in, without waiting for one.
     fn ready(&mut self) -> Result<Option<Reply>, String> {
@@ -134,6 +135,10 @@ pub struct Finished {
     /// simulated clock does not count.
     pub plans: u64,
     pub plan_seconds: f64,
+    /// Wall-clock seconds of all of the coordinator's own work: taking
+    /// answers in, plans, handing units out (not the engine's: a
+    /// simulated worker's search, an MPI send).
+    pub own_seconds: f64,
 }
 
 /// One unit of the critical chain ([`Finished::chain`]). Times are engine
@@ -281,7 +286,10 @@ pub fn coordinate(
         chain: Vec::new(),
         plans: 0,
         plan_seconds: 0.0,
+        own_seconds: 0.0,
     };
+    let mut timed = Timed::new(engine);
+    let engine = &mut timed;
     let mut steps = 0;
     let mut seq = 0;
     for r in earlier {
@@ -336,7 +344,7 @@ pub fn coordinate(
         let spent = planning.elapsed().as_secs_f64();
         done.plans += 1;
         done.plan_seconds += spent;
-        engine.spend(spent);
+        done.own_seconds += engine.charge();
         let now = engine.now() - started;
         let decided = root_steps(&plan.root);
         while steps < decided.len() {
@@ -381,6 +389,7 @@ pub fn coordinate(
             }
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
+        done.own_seconds += engine.charge();
         hand.out(
             &plan,
             &running,
@@ -410,6 +419,7 @@ pub fn coordinate(
         // The next answer, then every other one already in: one plan
         // takes them all (a plan costs the coordinator milliseconds, in
         // which many workers answer).
+        done.own_seconds += engine.charge();
         let mut next = engine.wait(until)?;
         while let Some(reply) = next {
             if reply.verdict.is_some() {
@@ -471,6 +481,78 @@ pub fn coordinate(
                 1e3 * done.plan_seconds / done.plans as f64
             );
         }
+    }
+}
+
+/// An engine whose calls are timed, so that the coordinator's own work
+/// (the wall time outside them) can be passed to [`Engine::spend`]: a
+/// simulated clock counts what a real coordinator would make its
+/// workers wait, not what simulating the workers cost.
+struct Timed<'e> {
+    inner: &'e mut dyn Engine,
+    /// Wall time inside the engine's calls since the last charge.
+    inside: f64,
+    /// The last charge.
+    charged: Instant,
+}
+
+impl<'e> Timed<'e> {
+    fn new(inner: &'e mut dyn Engine) -> Timed<'e> {
+        Timed {
+            inner,
+            inside: 0.0,
+            charged: Instant::now(),
+        }
+    }
+
+    /// Passes the coordinator's own work since the last charge to the
+    /// engine ([`Engine::spend`]); its seconds.
+    fn charge(&mut self) -> f64 {
+        let own = (self.charged.elapsed().as_secs_f64() - self.inside).max(0.0);
+        self.inner.spend(own);
+        self.inside = 0.0;
+        self.charged = Instant::now();
+        own
+    }
+
+    fn timed<T>(&mut self, call: impl FnOnce(&mut dyn Engine) -> T) -> T {
+        let at = Instant::now();
+        let out = call(&mut *self.inner);
+        self.inside += at.elapsed().as_secs_f64();
+        out
+    }
+}
+
+impl Engine for Timed<'_> {
+    fn workers(&self) -> usize {
+        self.inner.workers()
+    }
+
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+        self.timed(|e| e.start(worker, issue))
+    }
+
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+        self.timed(|e| e.cancel(worker, seq))
+    }
+
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+        self.timed(|e| e.wait(until))
+    }
+
+    fn now(&self) -> f64 {
+        self.inner.now()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        self.timed(|e| e.finish())
+    }
+
+    /// Only [`Timed::charge`] spends.
+    fn spend(&mut self, _seconds: f64) {}
+
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        self.timed(|e| e.ready())
     }
 }
 

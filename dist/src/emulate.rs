@@ -43,12 +43,13 @@
 //!   the node rate is the same for every unit and worker;
 //! * a test is split when its search passes the unit budget, as a real
 //!   worker's is (within 1,024 nodes of it);
-//! * the coordinator's own work (planning the top tree after each batch
-//!   of answers) takes no simulated time, [`SimResult::plan_seconds`]
-//!   says what it took here; or, with [`EmuSettings::charge_plans`], each
-//!   plan takes on the clock the wall time it took here (answers that come
-//!   meanwhile wait for the next plan), which depends on this machine and
-//!   its load;
+//! * the coordinator's own work (taking answers in, planning the top
+//!   tree after each batch of them, handing units out) takes no
+//!   simulated time, [`SimResult::coordinator_seconds`] says what it took
+//!   here; or, with [`EmuSettings::charge_plans`], it takes on the clock
+//!   the wall time it took here, outside the engine's calls (answers that
+//!   come meanwhile wait for the next plan), which depends on this
+//!   machine and its load;
 //! * workers are identical and never fail.
 
 use std::fs::File;
@@ -106,8 +107,8 @@ pub struct EmuSettings {
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
-    /// The coordinator's planning, timed here, passes on the simulated
-    /// clock (workers' answers wait for it, as a real coordinator's do).
+    /// The coordinator's own work (plans, taking answers in, handing
+    /// units out), timed here, passes on the simulated clock (workers' answers wait for it, as a real coordinator's do).
     pub charge_plans: bool,
     /// The least work of a table entry one machine hands the others
     /// (0: none, every machine keeps its table to itself).

@@ -75,6 +75,9 @@ pub struct SimResult {
     /// seconds that took here (not on the simulated clock).
     pub plans: u64,
     pub plan_seconds: f64,
+    /// Wall-clock seconds of all of the coordinator's own work here,
+    /// plans included ([`crate::coordinator::Finished::own_seconds`]).
+    pub coordinator_seconds: f64,
     /// The coordinator's account of units and nodes, by kind (every
     /// node run: [`UnitCounts::total_nodes`]).
     pub counts: UnitCounts,
@@ -96,6 +99,7 @@ impl SimResult {
         SimResult {
             plans: done.plans,
             plan_seconds: done.plan_seconds,
+            coordinator_seconds: done.own_seconds,
             counts: done.counts,
             workers,
             ahead: tree.ahead,

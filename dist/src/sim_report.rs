@@ -38,6 +38,10 @@ pub struct SimRun {
     /// count them; a real coordinator spends them while workers wait).
     pub plans: u64,
     pub plan_seconds: f64,
+    /// Wall-clock seconds of all of the coordinator's own work in this
+    /// process, plans included (on the simulated clock with
+    /// `--charge-plans`).
+    pub coordinator_seconds: f64,
     /// Units and nodes by kind: split, stopped and why, speculative,
     /// issued again to the same worker.
     pub counts: UnitCounts,
@@ -155,6 +159,7 @@ impl SimReport {
                 critical_chain: r.chain.clone(),
                 plans: r.plans,
                 plan_seconds: r.plan_seconds,
+                coordinator_seconds: r.coordinator_seconds,
                 counts: r.counts,
                 timeline: r.timeline.clone(),
             })
@@ -347,11 +352,12 @@ impl SimReport {
         for r in &self.runs {
             let _ = writeln!(
                 o,
-                "{:>8} workers: the coordinator planned {} times, {:.1} s here ({:.2} ms a plan; not on the simulated clock)",
+                "{:>8} workers: the coordinator planned {} times, {:.1} s here ({:.2} ms a plan), {:.1} s of its own work in all (on the simulated clock only with --charge-plans)",
                 r.workers,
                 r.plans,
                 r.plan_seconds,
-                1e3 * r.plan_seconds / r.plans.max(1) as f64
+                1e3 * r.plan_seconds / r.plans.max(1) as f64,
+                r.coordinator_seconds
             );
         }
         if let Some(g) = self.growth {

@@ -256,7 +256,11 @@ fn simulate_emulate_reports_each_worker_count() {
             assert_eq!(speculative, 0);
             assert_eq!(counts["repeat_issues"], counts["repeat_same_worker"]);
         }
-        assert!(run["plan_seconds"].as_f64().unwrap() > 0.0);
+        let (plans, own) = (
+            run["plan_seconds"].as_f64().unwrap(),
+            run["coordinator_seconds"].as_f64().unwrap(),
+        );
+        assert!(plans > 0.0 && own >= plans, "{p} workers: {plans} s of {own}");
     }
     // One worker is busy for its nodes at the rate (2e6) and a latency
     // (1e-4 s) a unit; the plans charged come on top.
