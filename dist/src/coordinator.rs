@@ -7,6 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use cpu_time::ThreadTime;
+
 use serde::Serialize;
 
 use kalah_solver::Board;
@@ -61,7 +63,7 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
-    /// The coordinator spent `seconds` of wall time on its own work
+    /// The coordinator spent `seconds` of its own work
     /// (taking answers in, a plan of the top tree, handing units out;
     /// not the time in this engine's calls). A real engine's clock ran
     /// on meanwhile by itself; a simulated one may pass them on its clock.
@@ -130,14 +132,13 @@ pub struct Finished {
     /// workers finishes this schedule sooner than the sum of their
     /// running times; the rest of each link is a wait for a free worker.
     pub chain: Vec<Link>,
-    /// Times the coordinator planned the top tree, and the wall-clock
-    /// seconds it spent on it: the coordinator's own work, which a
-    /// simulated clock does not count.
+    /// Times the coordinator planned the top tree, and the seconds its
+    /// thread spent on it (CPU time, see [`Timed`]).
     pub plans: u64,
     pub plan_seconds: f64,
-    /// Wall-clock seconds of all of the coordinator's own work: taking
-    /// answers in, plans, handing units out (not the engine's: a
-    /// simulated worker's search, an MPI send).
+    /// Seconds of all of the coordinator's own work, its thread's CPU
+    /// time: taking answers in, plans, handing units out (not the
+    /// engine's calls: a simulated worker's search, an MPI send).
     pub own_seconds: f64,
 }
 
@@ -339,7 +340,7 @@ pub fn coordinate(
                 .collect(),
             None => HashSet::new(),
         };
-        let planning = Instant::now();
+        let planning = ThreadTime::now();
         let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
         let spent = planning.elapsed().as_secs_f64();
         done.plans += 1;
@@ -485,15 +486,18 @@ pub fn coordinate(
 }
 
 /// An engine whose calls are timed, so that the coordinator's own work
-/// (the wall time outside them) can be passed to [`Engine::spend`]: a
-/// simulated clock counts what a real coordinator would make its
-/// workers wait, not what simulating the workers cost.
+/// (its thread's time outside them) can be passed to [`Engine::spend`]:
+/// a simulated clock counts what a real coordinator would make its
+/// workers wait, not what simulating the workers cost. Times are the
+/// coordinator thread's CPU time: a simulation's searching threads share
+/// this machine's cores with it, where a real coordinator has a core of
+/// its own.
 struct Timed<'e> {
     inner: &'e mut dyn Engine,
-    /// Wall time inside the engine's calls since the last charge.
+    /// This thread's time inside the engine's calls since the last charge.
     inside: f64,
     /// The last charge.
-    charged: Instant,
+    charged: ThreadTime,
 }
 
 impl<'e> Timed<'e> {
@@ -501,7 +505,7 @@ impl<'e> Timed<'e> {
         Timed {
             inner,
             inside: 0.0,
-            charged: Instant::now(),
+            charged: ThreadTime::now(),
         }
     }
 
@@ -511,12 +515,12 @@ impl<'e> Timed<'e> {
         let own = (self.charged.elapsed().as_secs_f64() - self.inside).max(0.0);
         self.inner.spend(own);
         self.inside = 0.0;
-        self.charged = Instant::now();
+        self.charged = ThreadTime::now();
         own
     }
 
     fn timed<T>(&mut self, call: impl FnOnce(&mut dyn Engine) -> T) -> T {
-        let at = Instant::now();
+        let at = ThreadTime::now();
         let out = call(&mut *self.inner);
         self.inside += at.elapsed().as_secs_f64();
         out

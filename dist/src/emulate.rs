@@ -47,9 +47,10 @@
 //!   tree after each batch of them, handing units out) takes no
 //!   simulated time, [`SimResult::coordinator_seconds`] says what it took
 //!   here; or, with [`EmuSettings::charge_plans`], it takes on the clock
-//!   the wall time it took here, outside the engine's calls (answers that
-//!   come meanwhile wait for the next plan), which depends on this
-//!   machine and its load;
+//!   the time it took here, outside the engine's calls (answers that
+//!   come meanwhile wait for the next plan): the coordinator thread's CPU
+//!   time, which depends on this machine's speed, not on the emulation's
+//!   threads beside it;
 //! * workers are identical and never fail.
 
 use std::fs::File;

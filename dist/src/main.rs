@@ -242,10 +242,10 @@ struct SimArgs {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "emulate", value_parser = at_least_one)]
     rank_workers: usize,
     /// With --emulate: the coordinator's own work (taking answers in,
-    /// planning, handing units out), as long as it takes in this process,
-    /// passes on the simulated clock, as a real coordinator's keeps
-    /// answers waiting (without it, it takes no simulated time; its wall
-    /// time is reported either way).
+    /// planning, handing units out), as long as its thread computes in
+    /// this process, passes on the simulated clock, as a real
+    /// coordinator's keeps answers waiting (without it, it takes no
+    /// simulated time; its time is reported either way).
     #[arg(long, requires = "emulate")]
     charge_plans: bool,
     /// With --emulate: machines hand each other their table entries of at

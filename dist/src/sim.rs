@@ -71,11 +71,12 @@ pub struct SimResult {
     pub filled_issues: u64,
     /// What bounds the run: its critical chain.
     pub chain: Chain,
-    /// Times the coordinator planned the top tree, and the wall-clock
-    /// seconds that took here (not on the simulated clock).
+    /// Times the coordinator planned the top tree, and the seconds of its
+    /// thread's CPU time that took here.
     pub plans: u64,
     pub plan_seconds: f64,
-    /// Wall-clock seconds of all of the coordinator's own work here,
+    /// Seconds of all of the coordinator's own work here (its thread's
+    /// CPU time),
     /// plans included ([`crate::coordinator::Finished::own_seconds`]).
     pub coordinator_seconds: f64,
     /// The coordinator's account of units and nodes, by kind (every

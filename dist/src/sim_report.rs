@@ -33,13 +33,13 @@ pub struct SimRun {
     /// Issues answered from filled records (solved by `--fill`).
     pub filled_issues: u64,
     pub critical_chain: Chain,
-    /// Times the coordinator planned the top tree, and the wall-clock
-    /// seconds that took in this process (the simulated clock does not
-    /// count them; a real coordinator spends them while workers wait).
+    /// Times the coordinator planned the top tree, and the seconds of its
+    /// thread's CPU time that took in this process.
     pub plans: u64,
     pub plan_seconds: f64,
-    /// Wall-clock seconds of all of the coordinator's own work in this
-    /// process, plans included (on the simulated clock with
+    /// Seconds of all of the coordinator's own work in this process (its
+    /// thread's CPU time), plans included; a real coordinator spends
+    /// them while workers wait (on the simulated clock with
     /// `--charge-plans`).
     pub coordinator_seconds: f64,
     /// Units and nodes by kind: split, stopped and why, speculative,
