@@ -310,18 +310,47 @@ impl<'a> TopTree<'a> {
     }
 
     /// The children of a top-tree board, best first by a shallow search
-    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
+    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order). The
+    /// best child is the one a full-window search of each would put
+    /// first; a child after it that does not beat the best so far is
+    /// scored by that best, an upper bound of its own score, so the
+    /// children after the first are in a rougher order. Ordering the
+    /// boards a plan meets for the first time (those below a unit that
+    /// ran long) is most of a plan's work, and this costs half as much.
     fn order(&self, board: Board) -> Rc<[Child]> {
         if let Some(kids) = self.orders.borrow().get(&board) {
             return Rc::clone(kids);
         }
+        // One alpha-beta search over the children: each after the first
+        // is searched only to see whether it beats the best so far, and
+        // one that does not scores the best's value then (a bound).
+        let mut best = -MAX;
         let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
             .as_slice()
             .iter()
             .map(|c| {
                 let g = c.sown.gain as i32;
-                let v = shallow(self.game, self.probe, c.sown.board, ORDER_DEPTH, -MAX, MAX);
-                (if c.sown.extra_turn { g + v } else { g - v }, *c)
+                let v = if c.sown.extra_turn {
+                    g + shallow(
+                        self.game,
+                        self.probe,
+                        c.sown.board,
+                        ORDER_DEPTH,
+                        best - g,
+                        MAX,
+                    )
+                } else {
+                    g - shallow(
+                        self.game,
+                        self.probe,
+                        c.sown.board,
+                        ORDER_DEPTH,
+                        -MAX,
+                        g - best,
+                    )
+                };
+                best = best.max(v);
+                (v, *c)
             })
             .collect();
         // Stable: equal scores keep the engine's order.
@@ -461,24 +490,24 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The exact value when known without a unit: a finished game, the
-    /// endgame tables, or meeting bounds.
-    fn exact(&self, board: Board) -> Option<i32> {
+    /// The exact value from a finished game or the endgame tables.
+    fn settled(&self, board: Board) -> Option<i32> {
         if let Some(v) = self.tree.game.terminal_value(board) {
             return Some(v);
         }
-        if let Some(p) = self.tree.probe {
-            if board.seeds() <= p.max_seeds() {
-                return p.probe(board);
-            }
+        let p = self.tree.probe?;
+        if board.seeds() <= p.max_seeds() {
+            p.probe(board)
+        } else {
+            None
         }
-        self.facts.exact(board)
     }
 
     /// `value(board) >= beta` without searching: exact values, the trivial
-    /// bounds, facts.
+    /// bounds, facts (one look-up: meeting bounds decide as an exact
+    /// value would).
     fn quick(&self, board: Board, beta: i32) -> Option<bool> {
-        if let Some(v) = self.exact(board) {
+        if let Some(v) = self.settled(board) {
             return Some(v >= beta);
         }
         let s = board.seeds() as i32;

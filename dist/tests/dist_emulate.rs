@@ -260,7 +260,10 @@ fn simulate_emulate_reports_each_worker_count() {
             run["plan_seconds"].as_f64().unwrap(),
             run["coordinator_seconds"].as_f64().unwrap(),
         );
-        assert!(plans > 0.0 && own >= plans, "{p} workers: {plans} s of {own}");
+        assert!(
+            plans > 0.0 && own >= plans,
+            "{p} workers: {plans} s of {own}"
+        );
     }
     // One worker is busy for its nodes at the rate (2e6) and a latency
     // (1e-4 s) a unit; the plans charged come on top.
