@@ -310,47 +310,18 @@ impl<'a> TopTree<'a> {
     }
 
     /// The children of a top-tree board, best first by a shallow search
-    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order). The
-    /// best child is the one a full-window search of each would put
-    /// first; a child after it that does not beat the best so far is
-    /// scored by that best, an upper bound of its own score, so the
-    /// children after the first are in a rougher order. Ordering the
-    /// boards a plan meets for the first time (those below a unit that
-    /// ran long) is most of a plan's work, and this costs half as much.
+    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
     fn order(&self, board: Board) -> Rc<[Child]> {
         if let Some(kids) = self.orders.borrow().get(&board) {
             return Rc::clone(kids);
         }
-        // One alpha-beta search over the children: each after the first
-        // is searched only to see whether it beats the best so far, and
-        // one that does not scores the best's value then (a bound).
-        let mut best = -MAX;
         let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
             .as_slice()
             .iter()
             .map(|c| {
                 let g = c.sown.gain as i32;
-                let v = if c.sown.extra_turn {
-                    g + shallow(
-                        self.game,
-                        self.probe,
-                        c.sown.board,
-                        ORDER_DEPTH,
-                        best - g,
-                        MAX,
-                    )
-                } else {
-                    g - shallow(
-                        self.game,
-                        self.probe,
-                        c.sown.board,
-                        ORDER_DEPTH,
-                        -MAX,
-                        g - best,
-                    )
-                };
-                best = best.max(v);
-                (v, *c)
+                let v = shallow(self.game, self.probe, c.sown.board, ORDER_DEPTH, -MAX, MAX);
+                (if c.sown.extra_turn { g + v } else { g - v }, *c)
             })
             .collect();
         // Stable: equal scores keep the engine's order.
