@@ -952,6 +952,82 @@ mod tests {
         assert!(units.iter().all(|&i| !running.contains(&plan.needed[i])));
     }
 
+    /// An engine whose calls each burn `busy` of this thread's CPU time,
+    /// adding up what the coordinator spends.
+    struct Burning {
+        busy: std::time::Duration,
+        spent: f64,
+    }
+
+    fn burn(d: std::time::Duration) {
+        let at = ThreadTime::now();
+        while at.elapsed() < d {
+            std::hint::black_box(0);
+        }
+    }
+
+    impl Engine for Burning {
+        fn workers(&self) -> usize {
+            1
+        }
+        fn start(&mut self, _: usize, _: &Issue) -> Result<(), String> {
+            burn(self.busy);
+            Ok(())
+        }
+        fn cancel(&mut self, _: usize, _: u64) -> Result<(), String> {
+            Ok(())
+        }
+        fn wait(&mut self, _: Option<f64>) -> Result<Option<Reply>, String> {
+            burn(self.busy);
+            Ok(None)
+        }
+        fn now(&self) -> f64 {
+            0.0
+        }
+        fn finish(&mut self) -> Result<(), String> {
+            Ok(())
+        }
+        fn spend(&mut self, seconds: f64) {
+            self.spent += seconds;
+        }
+    }
+
+    /// The coordinator is charged its own thread's work between the
+    /// engine's calls, never the work inside them.
+    #[test]
+    fn the_coordinator_is_charged_its_own_work_not_the_engines() {
+        let ms = std::time::Duration::from_millis;
+        let mut engine = Burning {
+            busy: ms(40),
+            spent: 0.0,
+        };
+        let mut timed = Timed::new(&mut engine);
+        let issue = Issue {
+            key: UnitKey {
+                board: board(1),
+                beta: 0,
+            },
+            seq: 0,
+            budget: 0,
+            expect: true,
+        };
+        timed.start(0, &issue).unwrap();
+        timed.wait(None).unwrap();
+        let engine_only = timed.charge();
+        burn(ms(30));
+        timed.wait(None).unwrap();
+        let own = timed.charge();
+        assert!(
+            engine_only < 0.010,
+            "{engine_only} s charged for 80 ms in the engine"
+        );
+        assert!(
+            (0.030..0.040).contains(&own),
+            "{own} s charged for 30 ms of own work"
+        );
+        assert_eq!(engine.spent, engine_only + own);
+    }
+
     #[test]
     fn stopped_units_are_counted_by_why() {
         let identity = RunIdentity {
