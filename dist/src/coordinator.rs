@@ -63,10 +63,10 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
-    /// The coordinator spent `seconds` of its own work
-    /// (taking answers in, a plan of the top tree, handing units out;
-    /// not the time in this engine's calls). A real engine's clock ran
-    /// on meanwhile by itself; a simulated one may pass them on its clock.
+    /// The coordinator spent `seconds` on its own work (taking answers
+    /// in, a plan of the top tree, handing units out; not the time in
+    /// this engine's calls). A real engine's clock ran on meanwhile by
+    /// itself; a simulated one may pass them on its clock.
     fn spend(&mut self, _seconds: f64) {}
     /// A reply already in, without waiting for one.
     fn ready(&mut self) -> Result<Option<Reply>, String> {
@@ -139,7 +139,7 @@ pub struct Finished {
     /// Seconds of all of the coordinator's own work, its thread's CPU
     /// time: taking answers in, plans, handing units out (not the
     /// engine's calls: a simulated worker's search, an MPI send).
-    pub own_seconds: f64,
+    pub coordinator_seconds: f64,
 }
 
 /// One unit of the critical chain ([`Finished::chain`]). Times are engine
@@ -287,7 +287,7 @@ pub fn coordinate(
         chain: Vec::new(),
         plans: 0,
         plan_seconds: 0.0,
-        own_seconds: 0.0,
+        coordinator_seconds: 0.0,
     };
     let mut timed = Timed::new(engine);
     let engine = &mut timed;
@@ -345,7 +345,7 @@ pub fn coordinate(
         let spent = planning.elapsed().as_secs_f64();
         done.plans += 1;
         done.plan_seconds += spent;
-        done.own_seconds += engine.charge();
+        done.coordinator_seconds += engine.charge();
         let now = engine.now() - started;
         let decided = root_steps(&plan.root);
         while steps < decided.len() {
@@ -390,7 +390,7 @@ pub fn coordinate(
             }
         }
         let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
-        done.own_seconds += engine.charge();
+        done.coordinator_seconds += engine.charge();
         hand.out(
             &plan,
             &running,
@@ -420,7 +420,7 @@ pub fn coordinate(
         // The next answer, then every other one already in: one plan
         // takes them all (a plan costs the coordinator milliseconds, in
         // which many workers answer).
-        done.own_seconds += engine.charge();
+        done.coordinator_seconds += engine.charge();
         let mut next = engine.wait(until)?;
         while let Some(reply) = next {
             if reply.verdict.is_some() {

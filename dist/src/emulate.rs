@@ -109,7 +109,8 @@ pub struct EmuSettings {
     /// none).
     pub progress_every: f64,
     /// The coordinator's own work (plans, taking answers in, handing
-    /// units out), timed here, passes on the simulated clock (workers' answers wait for it, as a real coordinator's do).
+    /// units out), timed here, passes on the simulated clock (workers'
+    /// answers wait for it, as a real coordinator's do).
     pub charge_plans: bool,
     /// The least work of a table entry one machine hands the others
     /// (0: none, every machine keeps its table to itself).

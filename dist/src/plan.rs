@@ -318,11 +318,7 @@ impl<'a> TopTree<'a> {
         let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
             .as_slice()
             .iter()
-            .map(|c| {
-                let g = c.sown.gain as i32;
-                let v = shallow(self.game, self.probe, c.sown.board, ORDER_DEPTH, -MAX, MAX);
-                (if c.sown.extra_turn { g + v } else { g - v }, *c)
-            })
+            .map(|c| (score(self.game, self.probe, c, ORDER_DEPTH), *c))
             .collect();
         // Stable: equal scores keep the engine's order.
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
@@ -363,20 +359,11 @@ impl<'a> TopTree<'a> {
                 if depth >= self.frontier {
                     break GuessEnd::Unit(board);
                 }
-                let value = |c: &Child| {
-                    let g = c.sown.gain as i32;
-                    let v = shallow(game, probe, c.sown.board, GUESS_DEPTH, -MAX, MAX);
-                    if c.sown.extra_turn {
-                        g + v
-                    } else {
-                        g - v
-                    }
-                };
                 // The first of the best in the engine's order.
                 let best = ordered(game, board)
                     .as_slice()
                     .iter()
-                    .map(|c| (value(c), *c))
+                    .map(|c| (score(game, probe, c, GUESS_DEPTH), *c))
                     .fold(None, |b: Option<(i32, Child)>, (v, c)| match b {
                         Some((bv, _)) if bv >= v => b,
                         _ => Some((v, c)),
@@ -1014,6 +1001,19 @@ fn shallow(
         }
     }
     alpha
+}
+
+/// The value of sowing `c` for the mover, by a full-window [`shallow`]
+/// search of `depth` sowings below it: its gain plus the child's value
+/// when the mover sows again, minus it when the turn passes.
+fn score(game: &Game, probe: Option<&dyn Probe>, c: &Child, depth: u32) -> i32 {
+    let g = c.sown.gain as i32;
+    let v = shallow(game, probe, c.sown.board, depth, -MAX, MAX);
+    if c.sown.extra_turn {
+        g + v
+    } else {
+        g - v
+    }
 }
 
 /// The children of `board` in the engine's move order (store gain, extra

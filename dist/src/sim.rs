@@ -76,8 +76,8 @@ pub struct SimResult {
     pub plans: u64,
     pub plan_seconds: f64,
     /// Seconds of all of the coordinator's own work here (its thread's
-    /// CPU time),
-    /// plans included ([`crate::coordinator::Finished::own_seconds`]).
+    /// CPU time), plans included
+    /// ([`crate::coordinator::Finished::coordinator_seconds`]).
     pub coordinator_seconds: f64,
     /// The coordinator's account of units and nodes, by kind (every
     /// node run: [`UnitCounts::total_nodes`]).
@@ -100,7 +100,7 @@ impl SimResult {
         SimResult {
             plans: done.plans,
             plan_seconds: done.plan_seconds,
-            coordinator_seconds: done.own_seconds,
+            coordinator_seconds: done.coordinator_seconds,
             counts: done.counts,
             workers,
             ahead: tree.ahead,
