@@ -4,10 +4,10 @@
 //! The loop is the same for every engine ([`Engine`]): MPI ranks, or the
 //! simulated workers of [`crate::sim`].
 
-use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use cpu_time::ThreadTime;
+use foldhash::{HashMap as Map, HashSet as Set};
 
 use serde::Serialize;
 
@@ -304,32 +304,31 @@ pub fn coordinate(
     }
     let mut flight: Vec<Option<Flight>> = (0..engine.workers()).map(|_| None).collect();
     let started = engine.now();
-    // Each unit needed now, and the answer it has waited on since it
-    // became needed: the last answer before the first plan that has
-    // needed it without a break (of the answers one plan took together,
-    // the last one taken).
-    let mut since: HashMap<UnitKey, Option<u64>> = HashMap::new();
+    // Each unit needed now ([`Want`]), and the same for the plan before
+    // (kept to reuse its room).
+    let mut wanted: Map<UnitKey, Want> = Map::default();
+    let mut wanted_before: Map<UnitKey, Want> = Map::default();
     let mut last_answer: Option<u64> = None;
     // This run's answers, by seq: the critical chain's links and what
     // each waited on.
-    let mut answers: HashMap<u64, (Link, Option<u64>)> = HashMap::new();
+    let mut answers: Map<u64, (Link, Option<u64>)> = Map::default();
+    let mut running: Set<UnitKey> = Set::default();
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
     let mut hand = Hand {
         seq,
         settings,
-        owners: HashMap::new(),
-        last_worker: HashMap::new(),
-        resume: HashMap::new(),
-        born: HashMap::new(),
+        owners: Map::default(),
+        last_worker: Map::default(),
+        resume: Map::default(),
     };
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
         let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
             .then(|| settings.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64);
         let clock = engine.now();
-        let hot: HashSet<UnitKey> = match hot_after {
+        let hot: Set<UnitKey> = match hot_after {
             Some(after) => flight
                 .iter()
                 .flatten()
@@ -338,7 +337,7 @@ pub fn coordinate(
                 })
                 .map(|f| f.key)
                 .collect(),
-            None => HashSet::new(),
+            None => Set::default(),
         };
         let planning = ThreadTime::now();
         let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
@@ -371,36 +370,39 @@ pub fn coordinate(
             done.chain = chain(&answers, last_answer);
             return Ok(done);
         }
-        since = plan
-            .needed
-            .iter()
-            .map(|k| (*k, since.get(k).copied().unwrap_or(last_answer)))
-            .collect();
-        hand.born = plan.needed[..plan.required]
-            .iter()
-            .map(|k| (*k, hand.born.get(k).copied().unwrap_or(done.plans)))
-            .collect();
+        std::mem::swap(&mut wanted, &mut wanted_before);
+        wanted.clear();
+        for (i, k) in plan.needed.iter().enumerate() {
+            let before = wanted_before.get(k);
+            let want = Want {
+                since: before.map_or(last_answer, |w| w.since),
+                born: (i < plan.required)
+                    .then(|| before.and_then(|w| w.born).unwrap_or(done.plans)),
+            };
+            wanted.insert(*k, want);
+        }
         for (w, f) in flight.iter_mut().enumerate() {
             if let Some(f) = f
                 .as_mut()
-                .filter(|f| f.stopped.is_none() && !since.contains_key(&f.key))
+                .filter(|f| f.stopped.is_none() && !wanted.contains_key(&f.key))
             {
                 engine.cancel(w, f.seq)?;
                 f.stopped = Some(Stop::Unneeded);
             }
         }
-        let running: HashSet<UnitKey> = flight.iter().flatten().map(|f| f.key).collect();
+        running.clear();
+        running.extend(flight.iter().flatten().map(|f| f.key));
         done.coordinator_seconds += engine.charge();
         hand.out(
             &plan,
             &running,
             &mut flight,
             engine,
-            &since,
+            &wanted,
             &mut done.counts,
         )?;
         if settings.preempt {
-            preempt(&plan, &mut flight, engine)?;
+            preempt(&plan, &mut flight, engine, &wanted)?;
         }
         if flight.iter().all(Option::is_none) {
             return Err(
@@ -560,6 +562,17 @@ impl Engine for Timed<'_> {
     }
 }
 
+/// A unit a plan needs: the answer it has waited on since it became
+/// needed (the last answer before the first plan that has needed it
+/// without a break; of the answers one plan took together, the last one
+/// taken), and, if the search needs it (not speculation), the plan since
+/// which it has without a break ([`Settings::recent_first`]).
+#[derive(Clone, Copy, Debug)]
+struct Want {
+    since: Option<u64>,
+    born: Option<u64>,
+}
+
 /// What the coordinator keeps to hand units out.
 struct Hand {
     /// The next issue's number.
@@ -567,35 +580,32 @@ struct Hand {
     settings: Settings,
     /// The worker last handed a unit at or just below each top-tree board
     /// (see [`assign`]).
-    owners: HashMap<Board, usize>,
+    owners: Map<Board, usize>,
     /// The worker last handed a unit of each board.
-    last_worker: HashMap<Board, usize>,
+    last_worker: Map<Board, usize>,
     /// Children of split tests whose worker's search was in them
     /// ([`Reply::inside`]): that worker takes their unit first ([`assign`]).
     /// Kept only until the next hand-out: the worker is idle since its
     /// split, and takes other units after it.
-    resume: HashMap<Board, usize>,
-    /// The plan since which each required unit has been required
-    /// ([`Settings::recent_first`]).
-    born: HashMap<UnitKey, u64>,
+    resume: Map<Board, usize>,
 }
 
 impl Hand {
     /// Hands units of `plan`, none of those `running`, to the idle
-    /// workers ([`assign`]); `since` says what each has waited on.
+    /// workers ([`assign`]); `wanted` says what each has waited on.
     fn out(
         &mut self,
         plan: &Plan,
-        running: &HashSet<UnitKey>,
+        running: &Set<UnitKey>,
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
-        since: &HashMap<UnitKey, Option<u64>>,
+        wanted: &Map<UnitKey, Want>,
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
         let owners = self.settings.affinity.then_some(&self.owners);
         let resume = std::mem::take(&mut self.resume);
-        let born = self.settings.recent_first.then_some(&self.born);
+        let born = self.settings.recent_first.then_some(wanted);
         for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
@@ -611,7 +621,7 @@ impl Hand {
                 seq: issue.seq,
                 issued_at: engine.now(),
                 issued_after: counts.units,
-                waited_on: since.get(&key).copied().flatten(),
+                waited_on: wanted.get(&key).and_then(|w| w.since),
                 stopped: None,
                 speculative: i >= plan.required,
             });
@@ -655,7 +665,7 @@ const AFFINITY_WINDOW: usize = 4096;
 /// search was in) goes to the worker named there if it is idle: its table
 /// holds that child's subtree. Then required units go first, then
 /// speculative ones in order; with `born` (the plan since which each
-/// required unit has been required) and more required units ready than
+/// required unit has been required, [`Want::born`]) and more required units ready than
 /// idle workers, the required ones needed most recently first, in plan
 /// order among those needed since the same plan. Without `owners` (the worker last handed a
 /// unit at or below each board), in order to the idle workers in order.
@@ -670,11 +680,11 @@ const AFFINITY_WINDOW: usize = 4096;
 /// idle workers are looked at, so speculation keeps its order).
 fn assign(
     plan: &Plan,
-    running: &HashSet<UnitKey>,
+    running: &Set<UnitKey>,
     idle: &[usize],
-    owners: Option<&HashMap<Board, usize>>,
-    resume: &HashMap<Board, usize>,
-    born: Option<&HashMap<UnitKey, u64>>,
+    owners: Option<&Map<Board, usize>>,
+    resume: &Map<Board, usize>,
+    born: Option<&Map<UnitKey, Want>>,
 ) -> Vec<(usize, usize)> {
     let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
     for &w in idle {
@@ -706,7 +716,8 @@ fn assign(
     let mut groups = groups;
     if let Some(born) = born.filter(|_| groups[0].len() > idle.len()) {
         // Stable: plan order among units needed since the same plan.
-        groups[0].sort_by_key(|i| std::cmp::Reverse(born.get(&plan.needed[*i]).copied()));
+        groups[0]
+            .sort_by_key(|i| std::cmp::Reverse(born.get(&plan.needed[*i]).and_then(|w| w.born)));
     }
     let mut taken: Vec<Vec<bool>> = groups.iter().map(|g| vec![false; g.len()]).collect();
     if !resume.is_empty() {
@@ -771,8 +782,9 @@ fn preempt(
     plan: &Plan,
     flight: &mut [Option<Flight>],
     engine: &mut dyn Engine,
+    wanted: &Map<UnitKey, Want>,
 ) -> Result<(), String> {
-    let live: HashSet<UnitKey> = flight
+    let live: Set<UnitKey> = flight
         .iter()
         .flatten()
         .filter(|f| f.stopped.is_none())
@@ -787,22 +799,22 @@ fn preempt(
         .flatten()
         .filter(|f| f.stopped.is_some())
         .count();
-    let wanted = waiting.saturating_sub(stopping);
-    if wanted == 0 {
+    let stops = waiting.saturating_sub(stopping);
+    if stops == 0 {
         return Ok(());
     }
-    let required: HashSet<UnitKey> = plan.needed[..plan.required].iter().copied().collect();
+    let required = |k: &UnitKey| wanted.get(k).is_some_and(|w| w.born.is_some());
     let mut speculative: Vec<(f64, usize)> = flight
         .iter()
         .enumerate()
         .filter_map(|(w, f)| {
             f.as_ref()
-                .filter(|f| f.stopped.is_none() && !required.contains(&f.key))
+                .filter(|f| f.stopped.is_none() && !required(&f.key))
                 .map(|f| (f.issued_at, w))
         })
         .collect();
     speculative.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-    for (_, w) in speculative.into_iter().take(wanted) {
+    for (_, w) in speculative.into_iter().take(stops) {
         if let Some(f) = flight[w].as_mut() {
             engine.cancel(w, f.seq)?;
             f.stopped = Some(Stop::Preempted);
@@ -845,7 +857,7 @@ fn count(done: &mut Finished, r: &UnitRecord) {
 
 /// The critical chain ending with the answer `last` (see
 /// [`Finished::chain`]), first link first.
-fn chain(answers: &HashMap<u64, (Link, Option<u64>)>, last: Option<u64>) -> Vec<Link> {
+fn chain(answers: &Map<u64, (Link, Option<u64>)>, last: Option<u64>) -> Vec<Link> {
     let mut out = Vec::new();
     let mut at = last;
     while let Some((link, before)) = at.and_then(|s| answers.get(&s)) {
@@ -912,6 +924,15 @@ fn take(
 mod tests {
     use super::*;
     use crate::plan::Above;
+    use std::hash::Hash;
+
+    fn set<T: Hash + Eq, const N: usize>(items: [T; N]) -> Set<T> {
+        items.into_iter().collect()
+    }
+
+    fn map<K: Hash + Eq, V, const N: usize>(items: [(K, V); N]) -> Map<K, V> {
+        items.into_iter().collect()
+    }
 
     fn board(n: u128) -> Board {
         Board::from_packed(n)
@@ -941,11 +962,11 @@ mod tests {
         }
     }
 
-    fn check(plan: &Plan, running: &HashSet<UnitKey>, idle: &[usize], got: &[(usize, usize)]) {
+    fn check(plan: &Plan, running: &Set<UnitKey>, idle: &[usize], got: &[(usize, usize)]) {
         let ready = plan.needed.iter().filter(|k| !running.contains(k)).count();
         assert_eq!(got.len(), idle.len().min(ready));
-        let workers: HashSet<usize> = got.iter().map(|g| g.0).collect();
-        let units: HashSet<usize> = got.iter().map(|g| g.1).collect();
+        let workers: Set<usize> = got.iter().map(|g| g.0).collect();
+        let units: Set<usize> = got.iter().map(|g| g.1).collect();
         assert_eq!(workers.len(), got.len(), "a worker takes one unit");
         assert_eq!(units.len(), got.len(), "a unit goes to one worker");
         assert!(workers.iter().all(|w| idle.contains(w)));
@@ -1061,8 +1082,8 @@ mod tests {
     #[test]
     fn without_owners_units_go_in_order() {
         let p = plan();
-        let running = HashSet::from([p.needed[0]]);
-        let got = assign(&p, &running, &[3, 1], None, &HashMap::new(), None);
+        let running = set([p.needed[0]]);
+        let got = assign(&p, &running, &[3, 1], None, &Map::default(), None);
         check(&p, &running, &[3, 1], &got);
         assert_eq!(got, vec![(3, 1), (1, 2)]);
     }
@@ -1071,33 +1092,33 @@ mod tests {
     fn an_idle_worker_takes_a_unit_near_its_own() {
         let p = plan();
         // Worker 1 had a unit below ancestor 2, worker 0 one of board 11.
-        let owners = HashMap::from([(board(2), 1), (board(11), 0)]);
+        let owners = map([(board(2), 1), (board(11), 0)]);
         let got = assign(
             &p,
-            &HashSet::new(),
+            &Set::default(),
             &[1],
             Some(&owners),
-            &HashMap::new(),
+            &Map::default(),
             None,
         );
         assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
         let got = assign(
             &p,
-            &HashSet::new(),
+            &Set::default(),
             &[0, 1],
             Some(&owners),
-            &HashMap::new(),
+            &Map::default(),
             None,
         );
-        check(&p, &HashSet::new(), &[0, 1], &got);
+        check(&p, &Set::default(), &[0, 1], &got);
         assert_eq!(got, vec![(0, 1), (1, 3)], "the same board before a sibling");
         // An owner that is busy: the idle worker takes the first unit.
         let got = assign(
             &p,
-            &HashSet::new(),
+            &Set::default(),
             &[2],
             Some(&owners),
-            &HashMap::new(),
+            &Map::default(),
             None,
         );
         assert_eq!(got, vec![(2, 0)]);
@@ -1110,17 +1131,17 @@ mod tests {
         // units 0..3 running it takes speculation near it, and with only
         // unit 3 running, the required units 0..3 (near no one) in order
         // before speculative unit 4.
-        let owners = HashMap::from([(board(2), 1)]);
-        let running: HashSet<UnitKey> = p.needed[..4].iter().copied().collect();
-        let got = assign(&p, &running, &[1], Some(&owners), &HashMap::new(), None);
+        let owners = map([(board(2), 1)]);
+        let running: Set<UnitKey> = p.needed[..4].iter().copied().collect();
+        let got = assign(&p, &running, &[1], Some(&owners), &Map::default(), None);
         assert_eq!(got, vec![(1, 4)]);
-        let running = HashSet::from([p.needed[3]]);
+        let running = set([p.needed[3]]);
         let got = assign(
             &p,
             &running,
             &[1, 5, 6, 7],
             Some(&owners),
-            &HashMap::new(),
+            &Map::default(),
             None,
         );
         check(&p, &running, &[1, 5, 6, 7], &got);
@@ -1133,17 +1154,17 @@ mod tests {
         // Worker 1 owns ancestor 2 and was searching unit 5's board (a
         // speculative unit) when its test was split: it takes unit 5 before
         // the required units near its own; the others go in order.
-        let owners = HashMap::from([(board(2), 1)]);
-        let resume = HashMap::from([(p.needed[5].board, 1)]);
-        let got = assign(&p, &HashSet::new(), &[0, 1], Some(&owners), &resume, None);
-        check(&p, &HashSet::new(), &[0, 1], &got);
+        let owners = map([(board(2), 1)]);
+        let resume = map([(p.needed[5].board, 1)]);
+        let got = assign(&p, &Set::default(), &[0, 1], Some(&owners), &resume, None);
+        check(&p, &Set::default(), &[0, 1], &got);
         assert_eq!(got, vec![(1, 5), (0, 0)]);
         // A child already running elsewhere, or a worker not idle, changes
         // nothing.
-        let running = HashSet::from([p.needed[5]]);
+        let running = set([p.needed[5]]);
         let got = assign(&p, &running, &[1], Some(&owners), &resume, None);
         assert_eq!(got, vec![(1, 3)]);
-        let got = assign(&p, &HashSet::new(), &[0], Some(&owners), &resume, None);
+        let got = assign(&p, &Set::default(), &[0], Some(&owners), &resume, None);
         assert_eq!(got, vec![(0, 0)]);
     }
 
@@ -1151,18 +1172,21 @@ mod tests {
     fn units_needed_last_go_first_when_workers_are_short() {
         let p = plan();
         // Units 0..4 required since plan 1, unit 2 since plan 5.
-        let born: HashMap<UnitKey, u64> = p.needed[..4]
+        let born: Map<UnitKey, Want> = p.needed[..4]
             .iter()
             .enumerate()
-            .map(|(i, k)| (*k, if i == 2 { 5 } else { 1 }))
+            .map(|(i, k)| {
+                let born = Some(if i == 2 { 5 } else { 1 });
+                (*k, Want { since: None, born })
+            })
             .collect();
-        let none = HashMap::new();
-        let got = assign(&p, &HashSet::new(), &[0, 1], None, &none, Some(&born));
+        let none = Map::default();
+        let got = assign(&p, &Set::default(), &[0, 1], None, &none, Some(&born));
         assert_eq!(got, vec![(0, 2), (1, 0)]);
         // Workers for every required unit: the plan's order.
         let idle = [0, 1, 2, 3, 4];
-        let got = assign(&p, &HashSet::new(), &idle, None, &none, Some(&born));
-        check(&p, &HashSet::new(), &idle, &got);
+        let got = assign(&p, &Set::default(), &idle, None, &none, Some(&born));
+        check(&p, &Set::default(), &idle, &got);
         assert_eq!(got[..4], [(0, 0), (1, 1), (2, 2), (3, 3)]);
     }
 }

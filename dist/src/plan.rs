@@ -43,10 +43,10 @@
 //!    proof, the rest are units). While a move waits on units, the walk
 //!    goes on below it as speculation, the move assumed to keep the value.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
-use std::rc::Rc;
+use std::ops::Range;
 
 use foldhash::{HashMap as FoldMap, HashMapExt, HashSet as FoldSet, HashSetExt};
 
@@ -54,7 +54,7 @@ use kalah_solver::search::ordering::{Child, Children};
 use kalah_solver::search::PvMove;
 use kalah_solver::{Board, EndRule, Game, Position, Probe};
 
-use crate::facts::Facts;
+use crate::facts::{Facts, Kid, Node};
 use crate::unit::{UnitKey, EXACT};
 
 /// A test's outcome as far as the facts go.
@@ -163,8 +163,6 @@ pub struct TopTree<'a> {
     /// ([`Pass::look_ahead`]; 0: none, and no perfect-game moves ahead
     /// either). [`AHEAD_TESTS`] by default.
     pub ahead: usize,
-    /// The move order of each top-tree board, computed once.
-    pub orders: RefCell<FoldMap<Board, Rc<[Child]>>>,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
     /// [`TopTree::guess_path`], computed once.
@@ -187,7 +185,7 @@ struct Pass<'a, 'f> {
     /// Inside a speculative subtree.
     speculating: u32,
     /// Units running long (see [`TopTree::plan_hot`]).
-    hot: &'a HashSet<UnitKey>,
+    hot: &'a FoldSet<UnitKey>,
     /// Tests below hot units, with their expectations (repeats allowed).
     below_hot: Vec<(UnitKey, bool)>,
     /// Inside the subtree of a hot unit.
@@ -220,7 +218,6 @@ impl<'a> TopTree<'a> {
             start,
             speculate,
             ahead: AHEAD_TESTS,
-            orders: RefCell::new(FoldMap::new()),
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
             guess_path: OnceCell::new(),
@@ -238,7 +235,7 @@ impl<'a> TopTree<'a> {
     /// # Errors
     /// Facts that contradict each other.
     pub fn plan(&self, facts: &mut Facts) -> Result<Plan, PlanError> {
-        self.plan_hot(facts, &HashSet::new())
+        self.plan_hot(facts, &FoldSet::new())
     }
 
     /// [`TopTree::plan`], where the units in `hot` have run long enough
@@ -249,8 +246,8 @@ impl<'a> TopTree<'a> {
     ///
     /// # Errors
     /// Facts that contradict each other.
-    pub fn plan_hot(&self, facts: &mut Facts, hot: &HashSet<UnitKey>) -> Result<Plan, PlanError> {
-        let empty = HashSet::new();
+    pub fn plan_hot(&self, facts: &mut Facts, hot: &FoldSet<UnitKey>) -> Result<Plan, PlanError> {
+        let empty = FoldSet::new();
         let (units, paths) = self.sizes.get();
         let mut pass = Pass {
             tree: self,
@@ -310,11 +307,9 @@ impl<'a> TopTree<'a> {
     }
 
     /// The children of a top-tree board, best first by a shallow search
-    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order).
-    fn order(&self, board: Board) -> Rc<[Child]> {
-        if let Some(kids) = self.orders.borrow().get(&board) {
-            return Rc::clone(kids);
-        }
+    /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order). Kept
+    /// in the facts, once for each board ([`Pass::kids`]).
+    fn order(&self, board: Board) -> Vec<Child> {
         let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
             .as_slice()
             .iter()
@@ -322,9 +317,7 @@ impl<'a> TopTree<'a> {
             .collect();
         // Stable: equal scores keep the engine's order.
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let kids: Rc<[Child]> = scored.into_iter().map(|(_, c)| c).collect();
-        self.orders.borrow_mut().insert(board, Rc::clone(&kids));
-        kids
+        scored.into_iter().map(|(_, c)| c).collect()
     }
 
     /// A rough first guess, while the real one waits on its unit: a
@@ -464,7 +457,7 @@ impl Pass<'_, '_> {
     /// `value(board) >= beta` without searching: exact values, the trivial
     /// bounds, facts (one look-up: meeting bounds decide as an exact
     /// value would).
-    fn quick(&self, board: Board, beta: i32) -> Option<bool> {
+    fn quick(&self, n: Node, board: Board, beta: i32) -> Option<bool> {
         if let Some(v) = self.settled(board) {
             return Some(v >= beta);
         }
@@ -475,17 +468,29 @@ impl Pass<'_, '_> {
         if beta > s {
             return Some(false);
         }
-        self.facts.test(board, beta)
+        self.facts.test(n, beta)
+    }
+
+    /// The children of node `n` (of `board`) in order ([`TopTree::order`]),
+    /// where they are in the facts ([`Facts::kid`]).
+    fn kids(&mut self, n: Node, board: Board) -> Range<usize> {
+        match self.facts.kids(n) {
+            Some(kids) => kids,
+            None => {
+                let order = self.tree.order(board);
+                self.facts.set_kids(n, &order)
+            }
+        }
     }
 
     /// Tests `value(board) >= beta` for a board `depth` sowings below the
     /// root; `expect` is whether it is expected to hold (a cut node: its
     /// children are taken one at a time) or not (an all node: all at once).
-    fn test(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
-        if let Some(b) = self.quick(board, beta) {
+    fn test(&mut self, n: Node, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+        if let Some(b) = self.quick(n, board, beta) {
             return Status::Known(b);
         }
-        if depth >= self.tree.frontier && !self.facts.split(board) {
+        if depth >= self.tree.frontier && !self.facts.split(n) {
             let key = UnitKey { board, beta };
             let mark = self.mark();
             self.need(key, expect);
@@ -499,7 +504,7 @@ impl Pass<'_, '_> {
             // A hot unit: its children's tests beside it, as if split. If
             // the facts decide it through them, the unit is not needed.
             self.heating += 1;
-            let status = self.expand(board, beta, depth, expect);
+            let status = self.expand(n, board, beta, depth, expect);
             self.heating -= 1;
             if let Status::Known(_) = status {
                 self.unneed(mark);
@@ -517,31 +522,44 @@ impl Pass<'_, '_> {
         if self.ahead > 0 && self.ahead_units.len() >= self.tree.speculate {
             return Status::Pending;
         }
-        self.expand(board, beta, depth, expect)
+        self.expand(n, board, beta, depth, expect)
+    }
+
+    /// [`Pass::test`] of `board`, found by board (the root).
+    fn test_board(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+        let n = self.facts.node(board);
+        self.test(n, board, beta, depth, expect)
     }
 
     /// [`Pass::test`] of a board above the frontier (or split): its
     /// children in order.
-    fn expand(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+    fn expand(&mut self, n: Node, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
         self.path.push(board);
-        let status = self.expand_children(board, beta, depth, expect);
+        let status = self.expand_children(n, board, beta, depth, expect);
         self.path.pop();
         status
     }
 
     /// [`Pass::expand`] inside the path.
-    fn expand_children(&mut self, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
+    fn expand_children(
+        &mut self,
+        n: Node,
+        board: Board,
+        beta: i32,
+        depth: u32,
+        expect: bool,
+    ) -> Status {
         if self.heating > 0 && self.below_hot.len() >= self.tree.speculate {
             return Status::Pending;
         }
         let mark = self.mark();
-        let kids = self.tree.order(board);
+        let kids = self.kids(n, board);
         let mut pending = false;
-        for (i, c) in kids.iter().enumerate() {
-            match self.child(c, beta, depth, expect) {
+        for i in kids.clone() {
+            match self.child(i, beta, depth, expect) {
                 Status::Known(true) => {
                     self.unneed(mark);
-                    self.facts.learn(board, beta, true);
+                    self.facts.learn(n, beta, true);
                     return Status::Known(true);
                 }
                 Status::Known(false) => {}
@@ -553,8 +571,8 @@ impl Pass<'_, '_> {
                         // decides the node now).
                         self.speculating += 1;
                         let mut holds = false;
-                        for c in &kids[i + 1..] {
-                            if self.child(c, beta, depth, expect) == Status::Known(true) {
+                        for j in i + 1..kids.end {
+                            if self.child(j, beta, depth, expect) == Status::Known(true) {
                                 holds = true;
                                 break;
                             }
@@ -562,7 +580,7 @@ impl Pass<'_, '_> {
                         self.speculating -= 1;
                         if holds {
                             self.unneed(mark);
-                            self.facts.learn(board, beta, true);
+                            self.facts.learn(n, beta, true);
                             return Status::Known(true);
                         }
                         break;
@@ -573,19 +591,22 @@ impl Pass<'_, '_> {
         if pending {
             Status::Pending
         } else {
-            self.facts.learn(board, beta, false);
+            self.facts.learn(n, beta, false);
             Status::Known(false)
         }
     }
 
-    /// Whether sowing `c` reaches `beta` for the parent's mover: the
-    /// child's own test, negated when the turn passes.
-    fn child(&mut self, c: &Child, beta: i32, depth: u32, expect: bool) -> Status {
+    /// Whether sowing the child at `i` ([`Facts::kid`]) reaches `beta`
+    /// for the parent's mover: the child's own test, negated when the turn
+    /// passes.
+    fn child(&mut self, i: usize, beta: i32, depth: u32, expect: bool) -> Status {
+        let kid = self.facts.kid(i);
+        let (n, c) = (kid.node, kid.child);
         let g = c.sown.gain as i32;
         if c.sown.extra_turn {
-            self.test(c.sown.board, beta - g, depth + 1, expect)
+            self.test(n, c.sown.board, beta - g, depth + 1, expect)
         } else {
-            match self.test(c.sown.board, g - beta + 1, depth + 1, !expect) {
+            match self.test(n, c.sown.board, g - beta + 1, depth + 1, !expect) {
                 Status::Known(b) => Status::Known(!b),
                 Status::Pending => Status::Pending,
             }
@@ -601,7 +622,8 @@ impl Pass<'_, '_> {
         let path = self.tree.guess_path();
         let end = match path.end {
             GuessEnd::Value(v) => v,
-            GuessEnd::Unit(board) => match self.facts.exact(board) {
+            GuessEnd::Unit(board) => match self.facts.find(board).and_then(|n| self.facts.exact(n))
+            {
                 Some(v) => v,
                 None => {
                     let base = self.path.len();
@@ -642,7 +664,7 @@ impl Pass<'_, '_> {
         let mut mtdf = Mtdf::new(s, self.tree.step(), guess);
         while let Some(beta) = mtdf.beta {
             root.beta = Some(beta);
-            let holds = match self.test(board, beta, 0, beta <= guess) {
+            let holds = match self.test_board(board, beta, 0, beta <= guess) {
                 Status::Pending => {
                     self.look_ahead(board, &mtdf, guess, false);
                     return Ok(None);
@@ -703,7 +725,7 @@ impl Pass<'_, '_> {
     /// outcome, if the facts already decide it, is not needed here).
     fn root_test_ahead(&mut self, board: Board, beta: i32, guess: i32) {
         self.ahead += 1;
-        let _ = self.test(board, beta, 0, beta <= guess);
+        let _ = self.test_board(board, beta, 0, beta <= guess);
         self.ahead -= 1;
     }
 
@@ -723,6 +745,7 @@ impl Pass<'_, '_> {
     ) -> Result<Option<Vec<PvMove>>, PlanError> {
         let game = self.tree.game;
         let mut pos = self.tree.start;
+        let mut node = self.facts.node(pos.board());
         let mut vb = root.lower;
         let mut pv = Vec::new();
         let mut depth = 0;
@@ -732,18 +755,19 @@ impl Pass<'_, '_> {
         let mut guessing = false;
         while !pos.is_over(game.rules()) {
             self.path.push(pos.board());
-            let kids = self.tree.order(pos.board());
+            let kids = self.kids(node, pos.board());
             // A child the facts already say keeps the value (below the
             // frontier, from an exact unit's perfect game) goes first.
-            let mut chosen = kids.iter().copied().find(|c| {
+            let mut chosen = kids.clone().map(|i| self.facts.kid(i)).find(|k| {
+                let (c, n) = (k.child, k.node);
                 let g = c.sown.gain as i32;
                 if c.sown.extra_turn {
-                    self.quick(c.sown.board, vb - g) == Some(true)
+                    self.quick(n, c.sown.board, vb - g) == Some(true)
                 } else {
-                    self.quick(c.sown.board, g - vb + 1) == Some(false)
+                    self.quick(n, c.sown.board, g - vb + 1) == Some(false)
                 }
             });
-            if chosen.is_none() && depth >= self.tree.frontier && !self.facts.solved(pos.board()) {
+            if chosen.is_none() && depth >= self.tree.frontier && !self.facts.solved(node) {
                 // Below the frontier a move found by tests would cost a
                 // unit a move, one after another: one exact unit instead,
                 // whose worker reports a perfect game below this board.
@@ -760,26 +784,28 @@ impl Pass<'_, '_> {
                 return Ok(None);
             }
             if chosen.is_none() {
-                for c in kids.iter() {
+                for i in kids {
                     // The child keeps the value: its own value is exactly what
                     // the parent's value leaves it (bounded above by it always).
+                    let k = self.facts.kid(i);
+                    let (c, n) = (k.child, k.node);
                     let g = c.sown.gain as i32;
                     let keeps = if c.sown.extra_turn {
-                        self.test(c.sown.board, vb - g, depth + 1, true)
+                        self.test(n, c.sown.board, vb - g, depth + 1, true)
                     } else {
-                        match self.test(c.sown.board, g - vb + 1, depth + 1, false) {
+                        match self.test(n, c.sown.board, g - vb + 1, depth + 1, false) {
                             Status::Known(b) => Status::Known(!b),
                             Status::Pending => Status::Pending,
                         }
                     };
                     match keeps {
                         Status::Known(true) => {
-                            chosen = Some(*c);
+                            chosen = Some(k);
                             break;
                         }
                         Status::Known(false) => {}
                         Status::Pending if guessing => {
-                            chosen = Some(*c);
+                            chosen = Some(k);
                             break;
                         }
                         Status::Pending => {
@@ -788,7 +814,7 @@ impl Pass<'_, '_> {
                             }
                             guessing = true;
                             self.ahead += 1;
-                            chosen = Some(*c);
+                            chosen = Some(k);
                             break;
                         }
                     }
@@ -798,7 +824,7 @@ impl Pass<'_, '_> {
                 // An assumption was wrong, or enough is planned.
                 break;
             }
-            let Some(c) = chosen else {
+            let Some(Kid { child: c, node: n }) = chosen else {
                 return Err(PlanError::Inconsistent {
                     position: pos,
                     value: vb + pos.store_difference(),
@@ -817,6 +843,8 @@ impl Pass<'_, '_> {
             });
             vb = if c.sown.extra_turn { vb - g } else { g - vb };
             depth += 1;
+            debug_assert_eq!(pos.board(), c.sown.board);
+            node = n;
             if !guessing {
                 root.pv_moves = pv.len();
             }
@@ -1047,10 +1075,11 @@ mod tests {
         );
         let start = Position::start(6, 4).unwrap();
         let tree = TopTree::new(&game, None, 6, start, 64);
-        let plan = tree.plan(&mut Facts::default()).unwrap();
+        let mut facts = Facts::default();
+        let plan = tree.plan(&mut facts).unwrap();
         assert_eq!(plan.required, 1, "the guess's unit");
         assert!(plan.ahead > 0, "tests planned ahead");
-        let ordered = tree.orders.borrow().len();
+        let ordered = facts.expanded();
         assert!(ordered < 500, "{ordered} boards ordered");
     }
 

@@ -321,7 +321,8 @@ impl<'a> SimEngine<'a> {
         }
         let holds = self
             .oracle
-            .test(key.board, key.beta)
+            .find(key.board)
+            .and_then(|n| self.oracle.test(n, key.beta))
             .unwrap_or(issue.expect);
         let v = if holds {
             Verdict::AtLeast

@@ -217,7 +217,6 @@ fn records_of_another_run_are_refused() {
 fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
     use kalah_dist::facts::Facts;
     use kalah_dist::unit::{Verdict, EXACT};
-    use std::collections::HashSet;
 
     let rules = Rules::STANDARD;
     let (pits, seeds) = (4, 3);
@@ -248,7 +247,7 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
         .expect("a root test needs units");
 
     let heated = tree
-        .plan_hot(&mut facts_of(&known), &HashSet::from([hot]))
+        .plan_hot(&mut facts_of(&known), &[hot].into_iter().collect())
         .unwrap();
     assert_eq!(&heated.needed[..heated.required], required);
     assert!(heated.hot > 0, "the hot unit's children are planned");
@@ -272,7 +271,7 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
     };
     known.push((hot, verdict));
     let answered = tree
-        .plan_hot(&mut facts_of(&known), &HashSet::from([hot]))
+        .plan_hot(&mut facts_of(&known), &[hot].into_iter().collect())
         .unwrap();
     assert_eq!(answered.hot, 0);
     assert!(!answered.needed.contains(&hot));
