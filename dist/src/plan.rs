@@ -997,6 +997,8 @@ const MAX: i32 = 1 << 10;
 
 /// A depth-limited fail-hard alpha-beta in `[alpha, beta]`: exact values
 /// from finished games and tables, 0 (an even future) at the horizon.
+/// With the full window its value is the depth-limited minimax value,
+/// whatever order the children are tried in.
 fn shallow(
     game: &Game,
     probe: Option<&dyn Probe>,
@@ -1005,14 +1007,32 @@ fn shallow(
     mut alpha: i32,
     beta: i32,
 ) -> i32 {
-    if let Some(v) = game.terminal_value(board) {
-        return v;
-    }
-    if let Some(v) = probe.and_then(|p| p.probe(board)) {
+    if let Some(v) = exact(game, probe, board) {
         return v;
     }
     if depth == 0 {
         return 0;
+    }
+    if depth == 1 {
+        // The children are at the horizon: their values cost no search, so
+        // they are not ordered (most of the nodes of a shallow search are
+        // here).
+        let mut moves = game.moves(board);
+        while moves != 0 {
+            let house = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
+            let sown = game.sow(board, house);
+            let g = sown.gain as i32;
+            let leaf = exact(game, probe, sown.board).unwrap_or(0);
+            let v = if sown.extra_turn { g + leaf } else { g - leaf };
+            if v > alpha {
+                alpha = v;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        return alpha;
     }
     for c in ordered(game, board).as_slice() {
         let g = c.sown.gain as i32;
@@ -1029,6 +1049,20 @@ fn shallow(
         }
     }
     alpha
+}
+
+/// The exact value of `board` from a finished game or the tables (probed
+/// only for boards they can hold).
+fn exact(game: &Game, probe: Option<&dyn Probe>, board: Board) -> Option<i32> {
+    if let Some(v) = game.terminal_value(board) {
+        return Some(v);
+    }
+    let p = probe?;
+    if board.seeds() <= p.max_seeds() {
+        p.probe(board)
+    } else {
+        None
+    }
 }
 
 /// The value of sowing `c` for the mover, by a full-window [`shallow`]
