@@ -320,6 +320,8 @@ pub fn coordinate(
         seq,
         settings,
         owners: Map::default(),
+        owned: vec![Vec::new(); engine.workers()],
+        idle_owners: Map::default(),
         last_worker: Map::default(),
         resume: Map::default(),
     };
@@ -438,10 +440,9 @@ pub fn coordinate(
             if settings.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
-            if let Some(record) =
+            if let Some((key, record)) =
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
             {
-                let key = record.key()?;
                 if let (Some(Verdict::Split), Some(house), true) =
                     (reply.verdict, reply.inside, settings.resume)
                 {
@@ -581,6 +582,14 @@ struct Hand {
     /// The worker last handed a unit at or just below each top-tree board
     /// (see [`assign`]).
     owners: Map<Board, usize>,
+    /// The boards each worker was made the owner of in [`Hand::owners`]
+    /// (some since taken over by another worker; weeded out when the
+    /// worker is next idle).
+    owned: Vec<Vec<Board>>,
+    /// The part of [`Hand::owners`] whose workers are idle, for one
+    /// hand-out: [`assign`] looks each ready unit's near boards up in it,
+    /// a map of a few boards a worker instead of every board handed out.
+    idle_owners: Map<Board, usize>,
     /// The worker last handed a unit of each board.
     last_worker: Map<Board, usize>,
     /// Children of split tests whose worker's search was in them
@@ -603,7 +612,12 @@ impl Hand {
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
-        let owners = self.settings.affinity.then_some(&self.owners);
+        let owners = if self.settings.affinity {
+            idle_owners(&self.owners, &mut self.owned, &idle, &mut self.idle_owners);
+            Some(&self.idle_owners)
+        } else {
+            None
+        };
         let resume = std::mem::take(&mut self.resume);
         let born = self.settings.recent_first.then_some(wanted);
         for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
@@ -631,11 +645,30 @@ impl Hand {
             }
             if self.settings.affinity {
                 for &b in near(&key.board, plan.paths[i].as_slice()) {
-                    self.owners.insert(b, w);
+                    if self.owners.insert(b, w) != Some(w) {
+                        self.owned[w].push(b);
+                    }
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// The boards of `owners` whose worker is in `idle`, into `out` (cleared
+/// first), from each idle worker's list of boards it was made the owner
+/// of (`owned`), which loses the boards another worker took over since.
+fn idle_owners(
+    owners: &Map<Board, usize>,
+    owned: &mut [Vec<Board>],
+    idle: &[usize],
+    out: &mut Map<Board, usize>,
+) {
+    out.clear();
+    for &w in idle {
+        let owned = &mut owned[w];
+        owned.retain(|b| owners.get(b) == Some(&w));
+        out.extend(owned.iter().map(|&b| (b, w)));
     }
 }
 
@@ -667,8 +700,10 @@ const AFFINITY_WINDOW: usize = 4096;
 /// speculative ones in order; with `born` (the plan since which each
 /// required unit has been required, [`Want::born`]) and more required units ready than
 /// idle workers, the required ones needed most recently first, in plan
-/// order among those needed since the same plan. Without `owners` (the worker last handed a
-/// unit at or below each board), in order to the idle workers in order.
+/// order among those needed since the same plan. Without `owners` (the
+/// worker last handed a unit at or below each board; only the idle
+/// workers' boards need be in it, see [`idle_owners`]), in order to the
+/// idle workers in order.
 /// With it, first each ready unit, in order, goes to the idle worker that
 /// owns its nearest board ([`near`]: the board itself, then its
 /// ancestors) among the idle ones, if any; the idle workers left then
@@ -869,7 +904,7 @@ fn chain(answers: &Map<u64, (Link, Option<u64>)>, last: Option<u64>) -> Vec<Link
 }
 
 /// Takes in one reply: frees its worker, stores the answer (or the
-/// cancelled unit's cost). The answer's record, when answered.
+/// cancelled unit's cost). The answer's unit and record, when answered.
 fn take(
     flight: &mut [Option<Flight>],
     reply: &Reply,
@@ -877,7 +912,7 @@ fn take(
     now: f64,
     sink: &mut dyn Sink,
     done: &mut Finished,
-) -> Result<Option<UnitRecord>, String> {
+) -> Result<Option<(UnitKey, UnitRecord)>, String> {
     let f = match flight.get_mut(reply.worker).and_then(Option::take) {
         Some(f) if f.seq == reply.seq => f,
         other => {
@@ -910,7 +945,7 @@ fn take(
                 done.counts.speculative_units += 1;
                 done.counts.speculative_nodes += record.nodes;
             }
-            Ok(Some(record))
+            Ok(Some((f.key, record)))
         }
         None => {
             sink.cancelled(&record)?;
@@ -1077,6 +1112,24 @@ mod tests {
         assert_eq!((counts.unneeded_units, counts.unneeded_nodes), (2, 16));
         assert_eq!((counts.preempted_units, counts.preempted_nodes), (1, 7));
         assert_eq!(counts.total_nodes(), 53);
+    }
+
+    #[test]
+    fn idle_owners_are_the_owners_among_the_idle_workers() {
+        // Worker 0 was made the owner of boards 1, 2 and 3, and worker 1
+        // took board 2 over; worker 2 owns board 4.
+        let owners = map([(board(1), 0), (board(2), 1), (board(3), 0), (board(4), 2)]);
+        let mut owned = vec![
+            vec![board(1), board(2), board(3)],
+            vec![board(2)],
+            vec![board(4)],
+        ];
+        let mut out = map([(board(9), 9)]);
+        idle_owners(&owners, &mut owned, &[0, 2], &mut out);
+        assert_eq!(out, map([(board(1), 0), (board(3), 0), (board(4), 2)]));
+        assert_eq!(owned[0], vec![board(1), board(3)], "board 2 weeded out");
+        idle_owners(&owners, &mut owned, &[1], &mut out);
+        assert_eq!(out, map([(board(2), 1)]));
     }
 
     #[test]
