@@ -25,7 +25,7 @@ use kalah_dist::store::{RunConfig, WorkDir};
 use kalah_dist::unit::Verdict;
 use kalah_dist::worker::UnitSolver;
 use kalah_solver::table::{Check, Tables};
-use kalah_solver::{Game, Rules};
+use kalah_solver::Game;
 
 fn main() -> ExitCode {
     match run() {
@@ -58,15 +58,8 @@ fn run() -> Result<(), String> {
         None => 0,
     };
     let work = PathBuf::from(work);
-    let path = work.join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: RunConfig =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (config, rules) = RunConfig::read(&work)?;
     let id = &config.identity;
-    let rules = (0..16u8)
-        .filter_map(Rules::from_code)
-        .find(|r| r.slug() == id.rules)
-        .ok_or(format!("{}: unknown rules {:?}", path.display(), id.rules))?;
     let game = Game::new(id.pits, rules);
     let tables = Tables::open_with(
         tables_dir,

@@ -15,7 +15,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -24,7 +24,7 @@ use kalah_dist::plan::TopTree;
 use kalah_dist::store::RunConfig;
 use kalah_dist::unit::UnitRecord;
 use kalah_solver::table::{Check, Tables};
-use kalah_solver::{Game, Position, Probe, Rules};
+use kalah_solver::{Game, Position, Probe};
 
 fn main() -> ExitCode {
     match run() {
@@ -50,15 +50,8 @@ fn run() -> Result<(), String> {
     };
     let workers: usize = number(rest.first(), 512, "WORKERS")?;
     let batch: f64 = number(rest.get(1), 2.0, "BATCH_MS")? / 1e3;
-    let path = PathBuf::from(work).join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: RunConfig =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (config, rules) = RunConfig::read(Path::new(work))?;
     let id = &config.identity;
-    let rules = (0..16u8)
-        .filter_map(Rules::from_code)
-        .find(|r| r.slug() == id.rules)
-        .ok_or(format!("{}: unknown rules {:?}", path.display(), id.rules))?;
     let game = Game::new(id.pits, rules);
     let tables = Tables::open_with(
         tables_dir,

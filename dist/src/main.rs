@@ -2,7 +2,7 @@
 //! the others answer units), its table preparation, a replay of a recorded
 //! run on simulated workers, and the engine's dispatch measurement.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use kalah::cli::engine::{prepare_tables, TableArgs};
 use kalah::cli::{CliError, RulesArgs};
 use kalah_solver::table::Tables;
-use kalah_solver::{Game, Position, Probe, Rules};
+use kalah_solver::{Game, Position, Probe};
 
 use kalah_dist::coordinator::{coordinate, Finished, Settings};
 use kalah_dist::emulate::{emulate, EmuSettings};
@@ -592,13 +592,6 @@ fn print_answer(
     Ok(())
 }
 
-fn rules_of(slug: &str, path: &Path) -> Result<Rules, CliError> {
-    (0..16u8)
-        .filter_map(Rules::from_code)
-        .find(|r| r.slug() == slug)
-        .ok_or_else(|| CliError::Input(format!("{}: unknown rules {slug:?}", path.display())))
-}
-
 fn sim(a: &SimArgs) -> Result<(), CliError> {
     if let Some(p) = a.workers.iter().find(|&&p| p == 0) {
         return Err(CliError::Input(format!(
@@ -610,12 +603,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             "--fill-threads 0: at least one thread".into(),
         ));
     }
-    let path = a.work.join("run.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-    let config: RunConfig = serde_json::from_str(&text)
-        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-    let rules = rules_of(&config.identity.rules, &path)?;
+    let (config, rules) = RunConfig::read(&a.work).map_err(CliError::Input)?;
     let pits = config.identity.pits;
     let start = Position::start(pits, config.seeds).map_err(failure)?;
     let game = Game::new(pits, rules);

@@ -28,6 +28,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use kalah_solver::Rules;
 use serde::{Deserialize, Serialize};
 
 use crate::unit::{RunIdentity, UnitKey, UnitRecord};
@@ -45,6 +46,27 @@ pub struct RunConfig {
     pub frontier: u32,
     /// Node budget of a unit (0: none).
     pub budget: u64,
+}
+
+impl RunConfig {
+    /// The configuration in work directory `root`'s `run.json`, and the
+    /// rules it names.
+    ///
+    /// # Errors
+    /// A file that cannot be read or parsed, or rules no game has (the
+    /// file named).
+    pub fn read(root: &Path) -> Result<(RunConfig, Rules), String> {
+        let path = root.join("run.json");
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let config: RunConfig =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let slug = &config.identity.rules;
+        let rules = (0..16u8)
+            .filter_map(Rules::from_code)
+            .find(|r| r.slug() == *slug)
+            .ok_or_else(|| format!("{}: unknown rules {slug:?}", path.display()))?;
+        Ok((config, rules))
+    }
 }
 
 /// Why the work directory cannot be used.
