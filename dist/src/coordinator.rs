@@ -313,6 +313,8 @@ pub fn coordinate(
     // each waited on.
     let mut answers: Map<u64, (Link, Option<u64>)> = Map::default();
     let mut running: Set<UnitKey> = Set::default();
+    // [`Want::born`] of each required unit of the plan, in its order.
+    let mut born: Vec<u64> = Vec::new();
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
@@ -374,6 +376,7 @@ pub fn coordinate(
         }
         std::mem::swap(&mut wanted, &mut wanted_before);
         wanted.clear();
+        born.clear();
         for (i, k) in plan.needed.iter().enumerate() {
             let before = wanted_before.get(k);
             let want = Want {
@@ -381,6 +384,7 @@ pub fn coordinate(
                 born: (i < plan.required)
                     .then(|| before.and_then(|w| w.born).unwrap_or(done.plans)),
             };
+            born.extend(want.born);
             wanted.insert(*k, want);
         }
         for (w, f) in flight.iter_mut().enumerate() {
@@ -401,6 +405,7 @@ pub fn coordinate(
             &mut flight,
             engine,
             &wanted,
+            &born,
             &mut done.counts,
         )?;
         if settings.preempt {
@@ -601,7 +606,8 @@ struct Hand {
 
 impl Hand {
     /// Hands units of `plan`, none of those `running`, to the idle
-    /// workers ([`assign`]); `wanted` says what each has waited on.
+    /// workers ([`assign`]); `wanted` says what each has waited on, `born`
+    /// since when each required one is required.
     fn out(
         &mut self,
         plan: &Plan,
@@ -609,6 +615,7 @@ impl Hand {
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
         wanted: &Map<UnitKey, Want>,
+        born: &[u64],
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
@@ -619,7 +626,7 @@ impl Hand {
             None
         };
         let resume = std::mem::take(&mut self.resume);
-        let born = self.settings.recent_first.then_some(wanted);
+        let born = self.settings.recent_first.then_some(born);
         for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
@@ -698,7 +705,8 @@ const AFFINITY_WINDOW: usize = 4096;
 /// search was in) goes to the worker named there if it is idle: its table
 /// holds that child's subtree. Then required units go first, then
 /// speculative ones in order; with `born` (the plan since which each
-/// required unit has been required, [`Want::born`]) and more required units ready than
+/// required unit has been required, [`Want::born`], in plan order) and
+/// more required units ready than
 /// idle workers, the required ones needed most recently first, in plan
 /// order among those needed since the same plan. Without `owners` (the
 /// worker last handed a unit at or below each board; only the idle
@@ -719,16 +727,9 @@ fn assign(
     idle: &[usize],
     owners: Option<&Map<Board, usize>>,
     resume: &Map<Board, usize>,
-    born: Option<&Map<UnitKey, Want>>,
+    born: Option<&[u64]>,
 ) -> Vec<(usize, usize)> {
-    let mut free = vec![false; idle.iter().max().map_or(0, |&w| w + 1)];
-    for &w in idle {
-        free[w] = true;
-    }
-    let mut left = idle.len();
-    // The next idle worker in order that is still free.
-    let mut cursor = 0;
-    let mut out = Vec::new();
+    let mut pick = Pick::new(idle, owners);
     // Without owners or ages, only the units that can be handed out are
     // looked at.
     let required_window = if owners.is_some() || born.is_some() {
@@ -736,7 +737,7 @@ fn assign(
     } else {
         idle.len()
     };
-    let groups: Vec<Vec<usize>> = [
+    let mut groups: Vec<Vec<usize>> = [
         (0..plan.required, required_window),
         (plan.required..plan.needed.len(), idle.len()),
     ]
@@ -748,21 +749,17 @@ fn assign(
             .collect()
     })
     .collect();
-    let mut groups = groups;
     if let Some(born) = born.filter(|_| groups[0].len() > idle.len()) {
         // Stable: plan order among units needed since the same plan.
-        groups[0]
-            .sort_by_key(|i| std::cmp::Reverse(born.get(&plan.needed[*i]).and_then(|w| w.born)));
+        groups[0].sort_by_key(|&i| std::cmp::Reverse(born[i]));
     }
     let mut taken: Vec<Vec<bool>> = groups.iter().map(|g| vec![false; g.len()]).collect();
     if !resume.is_empty() {
         for (group, taken) in groups.iter().zip(&mut taken) {
             for (t, &i) in group.iter().enumerate() {
                 if let Some(&w) = resume.get(&plan.needed[i].board) {
-                    if free.get(w) == Some(&true) {
-                        out.push((w, i));
-                        free[w] = false;
-                        left -= 1;
+                    if pick.is_free(w) {
+                        pick.take(w, i);
                         taken[t] = true;
                     }
                 }
@@ -770,12 +767,13 @@ fn assign(
         }
     }
     for (group, taken) in groups.iter().zip(&mut taken) {
-        if left == 0 {
+        if pick.left == 0 {
             break;
         }
         if let Some(owners) = owners {
             for (t, &i) in group.iter().enumerate() {
-                if left == 0 {
+                // No idle worker left that owns a board.
+                if pick.owning == 0 {
                     break;
                 }
                 if taken[t] {
@@ -783,31 +781,87 @@ fn assign(
                 }
                 let home = near(&plan.needed[i].board, plan.paths[i].as_slice())
                     .filter_map(|b| owners.get(b).copied())
-                    .find(|&w| free.get(w) == Some(&true));
+                    .find(|&w| pick.is_free(w));
                 if let Some(w) = home {
-                    out.push((w, i));
-                    free[w] = false;
-                    left -= 1;
+                    pick.take(w, i);
                     taken[t] = true;
                 }
             }
         }
         for (t, &i) in group.iter().enumerate() {
-            if left == 0 {
+            if pick.left == 0 {
                 break;
             }
             if !taken[t] {
-                while !free[idle[cursor]] {
-                    cursor += 1;
-                }
-                let w = idle[cursor];
-                out.push((w, i));
-                free[w] = false;
-                left -= 1;
+                let w = pick.next_free();
+                pick.take(w, i);
             }
         }
     }
-    out
+    pick.out
+}
+
+/// The idle workers [`assign`] hands units to, and the pairs so far.
+struct Pick<'a> {
+    idle: &'a [usize],
+    /// By worker: idle and not handed a unit yet.
+    free: Vec<bool>,
+    /// By worker: owns a board (see [`assign`]'s `owners`).
+    owns: Vec<bool>,
+    /// Free workers, and of those, the ones that own a board.
+    left: usize,
+    owning: usize,
+    /// Where the next free worker in order is looked for.
+    cursor: usize,
+    out: Vec<(usize, usize)>,
+}
+
+impl<'a> Pick<'a> {
+    fn new(idle: &'a [usize], owners: Option<&Map<Board, usize>>) -> Pick<'a> {
+        let n = idle.iter().max().map_or(0, |&w| w + 1);
+        let mut free = vec![false; n];
+        for &w in idle {
+            free[w] = true;
+        }
+        let mut owns = vec![false; n];
+        for &w in owners.into_iter().flat_map(Map::values) {
+            if free.get(w) == Some(&true) {
+                owns[w] = true;
+            }
+        }
+        let owning = owns.iter().filter(|&&o| o).count();
+        Pick {
+            idle,
+            free,
+            owns,
+            left: idle.len(),
+            owning,
+            cursor: 0,
+            out: Vec::new(),
+        }
+    }
+
+    fn is_free(&self, w: usize) -> bool {
+        self.free.get(w) == Some(&true)
+    }
+
+    /// The next free worker in order (one is left).
+    fn next_free(&mut self) -> usize {
+        while !self.free[self.idle[self.cursor]] {
+            self.cursor += 1;
+        }
+        self.idle[self.cursor]
+    }
+
+    /// Hands unit `i` to the free worker `w`.
+    fn take(&mut self, w: usize, i: usize) {
+        self.out.push((w, i));
+        self.free[w] = false;
+        self.left -= 1;
+        if self.owns[w] {
+            self.owning -= 1;
+        }
+    }
 }
 
 /// Stops speculative units, the ones issued last first, while units the
@@ -1225,20 +1279,13 @@ mod tests {
     fn units_needed_last_go_first_when_workers_are_short() {
         let p = plan();
         // Units 0..4 required since plan 1, unit 2 since plan 5.
-        let born: Map<UnitKey, Want> = p.needed[..4]
-            .iter()
-            .enumerate()
-            .map(|(i, k)| {
-                let born = Some(if i == 2 { 5 } else { 1 });
-                (*k, Want { since: None, born })
-            })
-            .collect();
+        let born = [1, 1, 5, 1];
         let none = Map::default();
-        let got = assign(&p, &Set::default(), &[0, 1], None, &none, Some(&born));
+        let got = assign(&p, &Set::default(), &[0, 1], None, &none, Some(&born[..]));
         assert_eq!(got, vec![(0, 2), (1, 0)]);
         // Workers for every required unit: the plan's order.
         let idle = [0, 1, 2, 3, 4];
-        let got = assign(&p, &Set::default(), &idle, None, &none, Some(&born));
+        let got = assign(&p, &Set::default(), &idle, None, &none, Some(&born[..]));
         check(&p, &Set::default(), &idle, &got);
         assert_eq!(got[..4], [(0, 0), (1, 1), (2, 2), (3, 3)]);
     }

@@ -217,9 +217,18 @@ pub struct UnitRecord {
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the
 /// opponent's, space separated, a `|` between the sides.
 pub fn houses_text(board: Board, pits: usize) -> String {
-    let own: Vec<String> = (0..pits).map(|i| board.own_house(i).to_string()).collect();
-    let opp: Vec<String> = (0..pits).map(|i| board.opp_house(i).to_string()).collect();
-    format!("{} | {}", own.join(" "), opp.join(" "))
+    use std::fmt::Write;
+    // Written in place: the coordinator makes one for every answer.
+    let mut out = String::with_capacity(8 * pits + 2);
+    for i in 0..pits {
+        let gap = if i == 0 { "" } else { " " };
+        write!(out, "{gap}{}", board.own_house(i)).expect("a String takes any text");
+    }
+    out.push_str(" |");
+    for i in 0..pits {
+        write!(out, " {}", board.opp_house(i)).expect("a String takes any text");
+    }
+    out
 }
 
 impl UnitRecord {
@@ -300,6 +309,15 @@ impl UnitRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The record of a unit from the emulation: its board's packed hex
+    /// and its houses, the mover's then the opponent's.
+    #[test]
+    fn houses_read_as_the_board() {
+        let board = board_from_text("00000108090000000000000000080201").unwrap();
+        assert_eq!(houses_text(board, 6), "1 2 8 0 0 0 | 0 0 0 9 8 1");
+        assert_eq!(board_text(board), "00000108090000000000000000080201");
+    }
 
     /// Kalah(6,4) empty capture's identity, and a test of its start.
     fn start_test() -> (RunIdentity, UnitKey) {
