@@ -304,17 +304,12 @@ pub fn coordinate(
     }
     let mut flight: Vec<Option<Flight>> = (0..engine.workers()).map(|_| None).collect();
     let started = engine.now();
-    // Each unit needed now ([`Want`]), and the same for the plan before
-    // (kept to reuse its room).
-    let mut wanted: Map<UnitKey, Want> = Map::default();
-    let mut wanted_before: Map<UnitKey, Want> = Map::default();
+    let mut wanted = Wanted::default();
     let mut last_answer: Option<u64> = None;
     // This run's answers, by seq: the critical chain's links and what
     // each waited on.
     let mut answers: Map<u64, (Link, Option<u64>)> = Map::default();
     let mut running: Set<UnitKey> = Set::default();
-    // [`Want::born`] of each required unit of the plan, in its order.
-    let mut born: Vec<u64> = Vec::new();
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
@@ -374,23 +369,11 @@ pub fn coordinate(
             done.chain = chain(&answers, last_answer);
             return Ok(done);
         }
-        std::mem::swap(&mut wanted, &mut wanted_before);
-        wanted.clear();
-        born.clear();
-        for (i, k) in plan.needed.iter().enumerate() {
-            let before = wanted_before.get(k);
-            let want = Want {
-                since: before.map_or(last_answer, |w| w.since),
-                born: (i < plan.required)
-                    .then(|| before.and_then(|w| w.born).unwrap_or(done.plans)),
-            };
-            born.extend(want.born);
-            wanted.insert(*k, want);
-        }
+        wanted.refill(&plan, last_answer, done.plans);
         for (w, f) in flight.iter_mut().enumerate() {
             if let Some(f) = f
                 .as_mut()
-                .filter(|f| f.stopped.is_none() && !wanted.contains_key(&f.key))
+                .filter(|f| f.stopped.is_none() && !wanted.units.contains_key(&f.key))
             {
                 engine.cancel(w, f.seq)?;
                 f.stopped = Some(Stop::Unneeded);
@@ -405,11 +388,10 @@ pub fn coordinate(
             &mut flight,
             engine,
             &wanted,
-            &born,
             &mut done.counts,
         )?;
         if settings.preempt {
-            preempt(&plan, &mut flight, engine, &wanted)?;
+            preempt(&plan, &mut flight, engine, &wanted.units)?;
         }
         if flight.iter().all(Option::is_none) {
             return Err(
@@ -579,6 +561,36 @@ struct Want {
     born: Option<u64>,
 }
 
+/// The units the last plan needs.
+#[derive(Default)]
+struct Wanted {
+    /// Each one's [`Want`].
+    units: Map<UnitKey, Want>,
+    /// The same for the plan before (kept to reuse its room).
+    before: Map<UnitKey, Want>,
+    /// [`Want::born`] of each required unit, in plan order.
+    born: Vec<u64>,
+}
+
+impl Wanted {
+    /// Takes in the units of `plan`, the coordinator's plan number
+    /// `plans`, made after the answer `last_answer`.
+    fn refill(&mut self, plan: &Plan, last_answer: Option<u64>, plans: u64) {
+        std::mem::swap(&mut self.units, &mut self.before);
+        self.units.clear();
+        self.born.clear();
+        for (i, k) in plan.needed.iter().enumerate() {
+            let before = self.before.get(k);
+            let want = Want {
+                since: before.map_or(last_answer, |w| w.since),
+                born: (i < plan.required).then(|| before.and_then(|w| w.born).unwrap_or(plans)),
+            };
+            self.born.extend(want.born);
+            self.units.insert(*k, want);
+        }
+    }
+}
+
 /// What the coordinator keeps to hand units out.
 struct Hand {
     /// The next issue's number.
@@ -606,7 +618,7 @@ struct Hand {
 
 impl Hand {
     /// Hands units of `plan`, none of those `running`, to the idle
-    /// workers ([`assign`]); `wanted` says what each has waited on, `born`
+    /// workers ([`assign`]); `wanted` says what each has waited on and
     /// since when each required one is required.
     fn out(
         &mut self,
@@ -614,8 +626,7 @@ impl Hand {
         running: &Set<UnitKey>,
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
-        wanted: &Map<UnitKey, Want>,
-        born: &[u64],
+        wanted: &Wanted,
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
@@ -626,7 +637,7 @@ impl Hand {
             None
         };
         let resume = std::mem::take(&mut self.resume);
-        let born = self.settings.recent_first.then_some(born);
+        let born = self.settings.recent_first.then_some(&wanted.born[..]);
         for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
@@ -642,7 +653,7 @@ impl Hand {
                 seq: issue.seq,
                 issued_at: engine.now(),
                 issued_after: counts.units,
-                waited_on: wanted.get(&key).and_then(|w| w.since),
+                waited_on: wanted.units.get(&key).and_then(|w| w.since),
                 stopped: None,
                 speculative: i >= plan.required,
             });
