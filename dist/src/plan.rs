@@ -443,15 +443,7 @@ impl Pass<'_, '_> {
 
     /// The exact value from a finished game or the endgame tables.
     fn settled(&self, board: Board) -> Option<i32> {
-        if let Some(v) = self.tree.game.terminal_value(board) {
-            return Some(v);
-        }
-        let p = self.tree.probe?;
-        if board.seeds() <= p.max_seeds() {
-            p.probe(board)
-        } else {
-            None
-        }
+        exact(self.tree.game, self.tree.probe, board)
     }
 
     /// `value(board) >= beta` without searching: exact values, the trivial
