@@ -884,16 +884,15 @@ fn preempt(
     engine: &mut dyn Engine,
     wanted: &Map<UnitKey, Want>,
 ) -> Result<(), String> {
-    let live: Set<UnitKey> = flight
+    let required = |k: &UnitKey| wanted.get(k).is_some_and(|w| w.born.is_some());
+    // The required units no live unit runs: a unit is never issued twice
+    // while a worker holds it, so each live required unit is one of them.
+    let live_required = flight
         .iter()
         .flatten()
-        .filter(|f| f.stopped.is_none())
-        .map(|f| f.key)
-        .collect();
-    let waiting = plan.needed[..plan.required]
-        .iter()
-        .filter(|k| !live.contains(k))
+        .filter(|f| f.stopped.is_none() && required(&f.key))
         .count();
+    let waiting = plan.required.saturating_sub(live_required);
     let stopping = flight
         .iter()
         .flatten()
@@ -903,7 +902,6 @@ fn preempt(
     if stops == 0 {
         return Ok(());
     }
-    let required = |k: &UnitKey| wanted.get(k).is_some_and(|w| w.born.is_some());
     let mut speculative: Vec<(f64, usize)> = flight
         .iter()
         .enumerate()
