@@ -109,6 +109,13 @@ pub struct Settings {
     /// expectation) starts before the test's first fan-out, which can
     /// wait. Off only to measure what it saves.
     pub recent_first: bool,
+    /// Answers only of units the last plan had as speculation (none of
+    /// them split) make no new plan: their workers take the last plan's
+    /// units not yet answered or running. Such an answer changes what
+    /// the search needs only through a unit it needs, whose answer makes
+    /// the next plan (or through the speculation, which then waits for
+    /// it). Off only to measure what it saves.
+    pub lazy: bool,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -322,68 +329,81 @@ pub fn coordinate(
         last_worker: Map::default(),
         resume: Map::default(),
     };
+    // The last plan, whether the answers since call for a new one
+    // ([`Settings::lazy`]), and the units answered since it.
+    let mut last: Option<Plan> = None;
+    let mut replan = true;
+    let mut answered: Set<UnitKey> = Set::default();
+    let mut hot: Set<UnitKey> = Set::default();
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
         let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
             .then(|| settings.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64);
         let clock = engine.now();
-        let hot: Set<UnitKey> = match hot_after {
-            Some(after) => flight
-                .iter()
-                .flatten()
-                .filter(|f| {
-                    f.stopped.is_none() && f.key.beta != EXACT && f.issued_at + after <= clock
-                })
-                .map(|f| f.key)
-                .collect(),
-            None => Set::default(),
-        };
-        let planning = ThreadTime::now();
-        let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
-        let spent = planning.elapsed().as_secs_f64();
-        done.plans += 1;
-        done.plan_seconds += spent;
-        done.coordinator_seconds += engine.charge();
-        let now = engine.now() - started;
-        let decided = root_steps(&plan.root);
-        while steps < decided.len() {
-            done.timeline.push((now, decided[steps].clone()));
-            steps += 1;
-        }
-        if let Some(solved) = plan.solved {
-            done.timeline.push((now, "perfect game".into()));
+        if replan || last.is_none() {
+            hot = match hot_after {
+                Some(after) => flight
+                    .iter()
+                    .flatten()
+                    .filter(|f| {
+                        f.stopped.is_none() && f.key.beta != EXACT && f.issued_at + after <= clock
+                    })
+                    .map(|f| f.key)
+                    .collect(),
+                None => Set::default(),
+            };
+            let planning = ThreadTime::now();
+            let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
+            let spent = planning.elapsed().as_secs_f64();
+            done.plans += 1;
+            done.plan_seconds += spent;
+            done.coordinator_seconds += engine.charge();
+            let now = engine.now() - started;
+            let decided = root_steps(&plan.root);
+            while steps < decided.len() {
+                done.timeline.push((now, decided[steps].clone()));
+                steps += 1;
+            }
+            if let Some(solved) = plan.solved {
+                done.timeline.push((now, "perfect game".into()));
+                for (w, f) in flight.iter_mut().enumerate() {
+                    if let Some(f) = f.as_mut().filter(|f| f.stopped.is_none()) {
+                        engine.cancel(w, f.seq)?;
+                        f.stopped = Some(Stop::Solved);
+                    }
+                }
+                while flight.iter().any(Option::is_some) {
+                    let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
+                    take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
+                }
+                engine.finish()?;
+                done.solved = solved;
+                done.root = plan.root;
+                done.seconds = engine.now() - started;
+                done.chain = chain(&answers, last_answer);
+                return Ok(done);
+            }
+            wanted.refill(&plan, last_answer, done.plans);
             for (w, f) in flight.iter_mut().enumerate() {
-                if let Some(f) = f.as_mut().filter(|f| f.stopped.is_none()) {
+                if let Some(f) = f
+                    .as_mut()
+                    .filter(|f| f.stopped.is_none() && !wanted.units.contains_key(&f.key))
+                {
                     engine.cancel(w, f.seq)?;
-                    f.stopped = Some(Stop::Solved);
+                    f.stopped = Some(Stop::Unneeded);
                 }
             }
-            while flight.iter().any(Option::is_some) {
-                let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
-                take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
-            }
-            engine.finish()?;
-            done.solved = solved;
-            done.root = plan.root;
-            done.seconds = engine.now() - started;
-            done.chain = chain(&answers, last_answer);
-            return Ok(done);
+            answered.clear();
+            last = Some(plan);
         }
-        wanted.refill(&plan, last_answer, done.plans);
-        for (w, f) in flight.iter_mut().enumerate() {
-            if let Some(f) = f
-                .as_mut()
-                .filter(|f| f.stopped.is_none() && !wanted.units.contains_key(&f.key))
-            {
-                engine.cancel(w, f.seq)?;
-                f.stopped = Some(Stop::Unneeded);
-            }
-        }
+        let plan = last.as_ref().expect("planned above");
+        // A unit answered since the plan is not handed out again.
         running.clear();
         running.extend(flight.iter().flatten().map(|f| f.key));
+        running.extend(answered.iter().copied());
         done.coordinator_seconds += engine.charge();
         hand.out(
-            &plan,
+            plan,
             &running,
             &mut flight,
             engine,
@@ -391,7 +411,7 @@ pub fn coordinate(
             &mut done.counts,
         )?;
         if settings.preempt {
-            preempt(&plan, &mut flight, engine, &wanted.units)?;
+            preempt(plan, &mut flight, engine, &wanted.units)?;
         }
         if flight.iter().all(Option::is_none) {
             return Err(
@@ -413,6 +433,8 @@ pub fn coordinate(
         // which many workers answer).
         done.coordinator_seconds += engine.charge();
         let mut next = engine.wait(until)?;
+        // No answer (a unit turned hot): a new plan.
+        replan = !settings.lazy || next.is_none();
         while let Some(reply) = next {
             if reply.verdict.is_some() {
                 rate_nodes += reply.nodes;
@@ -430,6 +452,11 @@ pub fn coordinate(
             if let Some((key, record)) =
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
             {
+                // The answer of a unit the search needed, or of a split
+                // one: a new plan.
+                replan |= record.verdict == Verdict::Split
+                    || wanted.units.get(&key).is_none_or(|w| w.born.is_some());
+                answered.insert(key);
                 if let (Some(Verdict::Split), Some(house), true) =
                     (reply.verdict, reply.inside, settings.resume)
                 {

@@ -105,6 +105,8 @@ pub struct EmuSettings {
     pub resume: bool,
     /// [`Settings::recent_first`].
     pub recent_first: bool,
+    /// [`Settings::lazy`].
+    pub lazy: bool,
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
@@ -597,6 +599,7 @@ pub fn emulate(
             known: settings.known,
             resume: settings.resume,
             recent_first: settings.recent_first,
+            lazy: settings.lazy,
             progress_every: settings.progress_every,
         },
     )?;

@@ -516,6 +516,8 @@ pub struct Dispatch {
     pub resume: bool,
     /// The coordinator's [`Settings::recent_first`].
     pub recent_first: bool,
+    /// The coordinator's [`Settings::lazy`].
+    pub lazy: bool,
 }
 
 /// Why a simulation stopped.
@@ -639,6 +641,7 @@ pub fn simulate(
             known: dispatch.known,
             resume: dispatch.resume,
             recent_first: dispatch.recent_first,
+            lazy: dispatch.lazy,
             progress_every: 0.0,
         },
     )

@@ -77,6 +77,9 @@ pub struct SimReport {
     /// Whether the units needed since the latest answers go first
     /// (`--no-recent-first`: false).
     pub recent_first: bool,
+    /// Whether answers only of speculative units make no new plan
+    /// (`--no-lazy-plans`: false).
+    pub lazy: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Records used (the run's and filled ones) and their nodes.
@@ -181,6 +184,7 @@ impl SimReport {
             known: dispatch.known,
             resume: dispatch.resume,
             recent_first: dispatch.recent_first,
+            lazy: dispatch.lazy,
             ahead: rows.first().map_or(0, |r| r.ahead),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),

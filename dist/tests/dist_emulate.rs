@@ -28,6 +28,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     known: true,
     resume: true,
     recent_first: true,
+    lazy: true,
     progress_every: 0.0,
     charge_plans: false,
     share_work: 0,
@@ -110,6 +111,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                         known: SETTINGS.known,
                         resume: SETTINGS.resume,
                         recent_first: SETTINGS.recent_first,
+                        lazy: SETTINGS.lazy,
                         progress_every: 0.0,
                     },
                 )

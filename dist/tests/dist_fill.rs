@@ -84,6 +84,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             known: true,
             resume: true,
             recent_first: true,
+            lazy: true,
             progress_every: 0.0,
         },
     )
@@ -115,6 +116,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             known: true,
             resume: true,
             recent_first: true,
+            lazy: true,
         },
         budget: BUDGET,
     };

@@ -61,6 +61,7 @@ const SETTINGS: Settings = Settings {
     known: true,
     resume: true,
     recent_first: true,
+    lazy: true,
     progress_every: 0.0,
 };
 
