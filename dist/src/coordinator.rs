@@ -340,7 +340,8 @@ pub fn coordinate(
         let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
             .then(|| settings.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64);
         let clock = engine.now();
-        if replan || last.is_none() {
+        let fresh = replan || last.is_none();
+        if fresh {
             hot = match hot_after {
                 Some(after) => flight
                     .iter()
@@ -414,6 +415,11 @@ pub fn coordinate(
             preempt(plan, &mut flight, engine, &wanted.units)?;
         }
         if flight.iter().all(Option::is_none) {
+            if !fresh {
+                // The last plan's units are all answered: a new one.
+                replan = true;
+                continue;
+            }
             return Err(
                 "no workers: start at least two ranks (one coordinator, one worker)".into(),
             );
