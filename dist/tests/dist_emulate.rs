@@ -147,6 +147,50 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
     }
 }
 
+/// Lazy plans ([`Settings::lazy`]): answers only of units the last plan
+/// had as speculation make no new plan, so a run on many workers plans
+/// less, with the same value and a perfect game that replays to it.
+#[test]
+fn lazy_plans_plan_less_for_the_same_value() {
+    let rules = Rules {
+        capture: CaptureRule::Empty,
+        end: EndRule::Sweep,
+    };
+    let game = Game::new(4, rules);
+    let start = Position::start(4, 4).unwrap();
+    let identity = RunIdentity {
+        pits: 4,
+        rules: rules.slug(),
+        table_seeds: 0,
+    };
+    let value = Solver::new(game.clone(), SearchConfig::default(), None)
+        .unwrap()
+        .solve(&start)
+        .unwrap();
+    let tree = TopTree::new(&game, None, 5, start, 32);
+    let plans: Vec<u64> = [false, true]
+        .into_iter()
+        .map(|lazy| {
+            let settings = EmuSettings {
+                budget: 3000,
+                lazy,
+                ..SETTINGS
+            };
+            let e = emulate(&tree, &identity, &game, None, 32, settings, None).unwrap();
+            assert_eq!(e.solved.value, value, "lazy {lazy}");
+            let houses: Vec<usize> = e.solved.pv.iter().map(|m| m.house).collect();
+            assert_eq!(replay(&game, start, &houses).unwrap(), value, "lazy {lazy}");
+            e.sim.plans
+        })
+        .collect();
+    assert!(
+        plans[1] < plans[0],
+        "plans: eager {}, lazy {}",
+        plans[0],
+        plans[1]
+    );
+}
+
 /// `kalah-dist simulate --emulate` over a run's work directory: the JSON
 /// names every worker count's value (the run's), speedup and emulation,
 /// with nothing guessed; the replay's options that mean nothing to an
