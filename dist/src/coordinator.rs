@@ -147,6 +147,12 @@ pub struct Finished {
     /// time: taking answers in, plans, handing units out (not the
     /// engine's calls: a simulated worker's search, an MPI send).
     pub coordinator_seconds: f64,
+    /// Of those, the seconds taking answers in (storing each, taking in
+    /// its facts), and handing units out (what each unit of a new plan
+    /// waits on, stopping units no longer needed, assigning units to idle
+    /// workers, preemption); the rest are plans and their set-up.
+    pub intake_seconds: f64,
+    pub handout_seconds: f64,
 }
 
 /// One unit of the critical chain ([`Finished::chain`]). Times are engine
@@ -295,6 +301,8 @@ pub fn coordinate(
         plans: 0,
         plan_seconds: 0.0,
         coordinator_seconds: 0.0,
+        intake_seconds: 0.0,
+        handout_seconds: 0.0,
     };
     let mut timed = Timed::new(engine);
     let engine = &mut timed;
@@ -402,7 +410,6 @@ pub fn coordinate(
         running.clear();
         running.extend(flight.iter().flatten().map(|f| f.key));
         running.extend(answered.iter().copied());
-        done.coordinator_seconds += engine.charge();
         hand.out(
             plan,
             &running,
@@ -437,7 +444,9 @@ pub fn coordinate(
         // The next answer, then every other one already in: one plan
         // takes them all (a plan costs the coordinator milliseconds, in
         // which many workers answer).
-        done.coordinator_seconds += engine.charge();
+        let handout = engine.charge();
+        done.coordinator_seconds += handout;
+        done.handout_seconds += handout;
         let mut next = engine.wait(until)?;
         // No answer (a unit turned hot): a new plan.
         replan = !settings.lazy || next.is_none();
@@ -489,6 +498,9 @@ pub fn coordinate(
             }
             next = engine.ready()?;
         }
+        let intake = engine.charge();
+        done.coordinator_seconds += intake;
+        done.intake_seconds += intake;
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
         {

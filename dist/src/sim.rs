@@ -77,8 +77,11 @@ pub struct SimResult {
     pub plan_seconds: f64,
     /// Seconds of all of the coordinator's own work here (its thread's
     /// CPU time), plans included
-    /// ([`crate::coordinator::Finished::coordinator_seconds`]).
+    /// ([`crate::coordinator::Finished::coordinator_seconds`]), and of
+    /// those, taking answers in and handing units out.
     pub coordinator_seconds: f64,
+    pub intake_seconds: f64,
+    pub handout_seconds: f64,
     /// The coordinator's account of units and nodes, by kind (every
     /// node run: [`UnitCounts::total_nodes`]).
     pub counts: UnitCounts,
@@ -101,6 +104,8 @@ impl SimResult {
             plans: done.plans,
             plan_seconds: done.plan_seconds,
             coordinator_seconds: done.coordinator_seconds,
+            intake_seconds: done.intake_seconds,
+            handout_seconds: done.handout_seconds,
             counts: done.counts,
             workers,
             ahead: tree.ahead,

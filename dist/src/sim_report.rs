@@ -42,6 +42,9 @@ pub struct SimRun {
     /// them while workers wait (on the simulated clock with
     /// `--charge-plans`).
     pub coordinator_seconds: f64,
+    /// Of those, taking answers in, and handing units out.
+    pub intake_seconds: f64,
+    pub handout_seconds: f64,
     /// Units and nodes by kind: split, stopped and why, speculative,
     /// issued again to the same worker.
     pub counts: UnitCounts,
@@ -163,6 +166,8 @@ impl SimReport {
                 plans: r.plans,
                 plan_seconds: r.plan_seconds,
                 coordinator_seconds: r.coordinator_seconds,
+                intake_seconds: r.intake_seconds,
+                handout_seconds: r.handout_seconds,
                 counts: r.counts,
                 timeline: r.timeline.clone(),
             })
@@ -356,12 +361,14 @@ impl SimReport {
         for r in &self.runs {
             let _ = writeln!(
                 o,
-                "{:>8} workers: the coordinator planned {} times, {:.1} s here ({:.2} ms a plan), {:.1} s of its own work in all (on the simulated clock only with --charge-plans)",
+                "{:>8} workers: the coordinator planned {} times, {:.1} s here ({:.2} ms a plan), {:.1} s of its own work in all ({:.1} s taking answers in, {:.1} s handing units out; on the simulated clock only with --charge-plans)",
                 r.workers,
                 r.plans,
                 r.plan_seconds,
                 1e3 * r.plan_seconds / r.plans.max(1) as f64,
-                r.coordinator_seconds
+                r.coordinator_seconds,
+                r.intake_seconds,
+                r.handout_seconds
             );
         }
         if let Some(g) = self.growth {
