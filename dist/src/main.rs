@@ -109,11 +109,12 @@ struct SolveArgs {
     /// answers before a test's first fan-out). To measure what that saves.
     #[arg(long)]
     no_recent_first: bool,
-    /// Plan the top tree again after every batch of answers, also when
-    /// all of them are of speculative units (by default their workers
-    /// take the last plan's units). To measure what that saves.
+    /// A batch of answers only of units the last plan had as speculation
+    /// makes no new plan: their workers take the last plan's units (by
+    /// default every batch makes a plan). Measured no faster: fewer
+    /// plans, but more units split (docs/PERFORMANCE.md).
     #[arg(long)]
-    no_lazy_plans: bool,
+    lazy_plans: bool,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
@@ -190,9 +191,9 @@ struct SimArgs {
     /// The coordinator's `solve --no-recent-first`.
     #[arg(long)]
     no_recent_first: bool,
-    /// The coordinator's `solve --no-lazy-plans`.
+    /// The coordinator's `solve --lazy-plans`.
     #[arg(long)]
-    no_lazy_plans: bool,
+    lazy_plans: bool,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -513,7 +514,7 @@ fn coordinate_here(
         known: !a.no_known,
         resume: !a.no_resume,
         recent_first: !a.no_recent_first,
-        lazy: !a.no_lazy_plans,
+        lazy: a.lazy_plans,
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -660,7 +661,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         known: !a.no_known,
         resume: !a.no_resume,
         recent_first: !a.no_recent_first,
-        lazy: !a.no_lazy_plans,
+        lazy: a.lazy_plans,
     };
     let print = |out: &SimReport| {
         if a.json {

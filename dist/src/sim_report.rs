@@ -81,7 +81,7 @@ pub struct SimReport {
     /// (`--no-recent-first`: false).
     pub recent_first: bool,
     /// Whether answers only of speculative units make no new plan
-    /// (`--no-lazy-plans`: false).
+    /// (`--lazy-plans`).
     pub lazy: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,

@@ -28,7 +28,7 @@ const SETTINGS: EmuSettings = EmuSettings {
     known: true,
     resume: true,
     recent_first: true,
-    lazy: true,
+    lazy: false,
     progress_every: 0.0,
     charge_plans: false,
     share_work: 0,

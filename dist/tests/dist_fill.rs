@@ -84,7 +84,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             known: true,
             resume: true,
             recent_first: true,
-            lazy: true,
+            lazy: false,
             progress_every: 0.0,
         },
     )
@@ -116,7 +116,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             known: true,
             resume: true,
             recent_first: true,
-            lazy: true,
+            lazy: false,
         },
         budget: BUDGET,
     };

@@ -61,7 +61,7 @@ const SETTINGS: Settings = Settings {
     known: true,
     resume: true,
     recent_first: true,
-    lazy: true,
+    lazy: false,
     progress_every: 0.0,
 };
 
