@@ -21,11 +21,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::store::WorkDir;
 use kalah_dist::unit::Verdict;
 use kalah_dist::worker::UnitSolver;
-use kalah_solver::table::{Check, Tables};
-use kalah_solver::Game;
+
+mod common;
 
 fn main() -> ExitCode {
     match run() {
@@ -58,17 +58,7 @@ fn run() -> Result<(), String> {
         None => 0,
     };
     let work = PathBuf::from(work);
-    let (config, rules) = RunConfig::read(&work)?;
-    let id = &config.identity;
-    let game = Game::new(id.pits, rules);
-    let tables = Tables::open_with(
-        tables_dir,
-        id.pits,
-        rules,
-        Some(id.table_seeds),
-        Check::Remembered,
-    )
-    .map_err(|e| e.to_string())?;
+    let (config, game, tables) = common::open_run(&work, tables_dir)?;
     let dir = WorkDir::open(&work, &config).map_err(|e| e.to_string())?;
     let mut records = dir.load().map_err(|e| e.to_string())?.records;
     records.retain(|r| !r.filled && matches!(r.verdict, Verdict::AtLeast | Verdict::Below));

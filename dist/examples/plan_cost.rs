@@ -21,10 +21,10 @@ use std::time::Instant;
 
 use kalah_dist::facts::Facts;
 use kalah_dist::plan::TopTree;
-use kalah_dist::store::RunConfig;
 use kalah_dist::unit::UnitRecord;
-use kalah_solver::table::{Check, Tables};
-use kalah_solver::{Game, Position, Probe};
+use kalah_solver::{Position, Probe};
+
+mod common;
 
 fn main() -> ExitCode {
     match run() {
@@ -50,17 +50,7 @@ fn run() -> Result<(), String> {
     };
     let workers: usize = number(rest.first(), 512, "WORKERS")?;
     let batch: f64 = number(rest.get(1), 2.0, "BATCH_MS")? / 1e3;
-    let (config, rules) = RunConfig::read(Path::new(work))?;
-    let id = &config.identity;
-    let game = Game::new(id.pits, rules);
-    let tables = Tables::open_with(
-        tables_dir,
-        id.pits,
-        rules,
-        Some(id.table_seeds),
-        Check::Remembered,
-    )
-    .map_err(|e| e.to_string())?;
+    let (config, game, tables) = common::open_run(Path::new(work), tables_dir)?;
     let file = std::fs::File::open(records).map_err(|e| format!("{records}: {e}"))?;
     let mut answers = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -72,7 +62,7 @@ fn run() -> Result<(), String> {
         }
     }
     answers.sort_by(|a, b| a.answered_at.total_cmp(&b.answered_at));
-    let start = Position::start(id.pits, config.seeds).map_err(|e| e.to_string())?;
+    let start = Position::start(config.identity.pits, config.seeds).map_err(|e| e.to_string())?;
     let tree = TopTree::new(
         &game,
         Some(&tables as &dyn Probe),
