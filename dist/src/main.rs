@@ -825,7 +825,8 @@ fn ping(a: &PingArgs) -> Result<(), CliError> {
     use kalah_dist::mpi_engine::{MpiEngine, World};
     use kalah_dist::unit::UnitKey;
     let world = World::init().map_err(failure)?;
-    let solver = UnitSolver::new(Game::new(6, Rules::STANDARD), None, 1).map_err(failure)?;
+    let solver =
+        UnitSolver::new(Game::new(6, kalah_solver::Rules::STANDARD), None, 1).map_err(failure)?;
     if world.rank() != 0 {
         world
             .serve(std::slice::from_ref(&solver))
