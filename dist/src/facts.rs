@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use foldhash::{HashMap as FoldMap, HashMapExt};
+use foldhash::HashMap as FoldMap;
 
 use kalah_solver::search::ordering::Child;
 use kalah_solver::Board;
@@ -66,15 +66,6 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Facts with room for `boards` boards.
-    pub fn with_capacity(boards: usize) -> Facts {
-        Facts {
-            nodes: FoldMap::with_capacity(boards),
-            bounds: Vec::with_capacity(boards),
-            kids: Vec::new(),
-        }
-    }
-
     /// The node of `board`, made (nothing known) if it has none.
     pub fn node(&mut self, board: Board) -> Node {
         let next = Node(self.bounds.len() as u32);

@@ -343,10 +343,7 @@ impl<'a> TopTree<'a> {
             let mut board = self.start.board();
             let mut depth = 0;
             let end = loop {
-                if let Some(v) = game.terminal_value(board) {
-                    break GuessEnd::Value(v);
-                }
-                if let Some(v) = probe.and_then(|p| p.probe(board)) {
+                if let Some(v) = exact(game, probe, board) {
                     break GuessEnd::Value(v);
                 }
                 if depth >= self.frontier {
