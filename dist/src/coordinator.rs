@@ -367,7 +367,7 @@ pub fn coordinate(
             let spent = planning.elapsed().as_secs_f64();
             done.plans += 1;
             done.plan_seconds += spent;
-            done.coordinator_seconds += engine.charge();
+            engine.charge();
             let now = engine.now() - started;
             let decided = root_steps(&plan.root);
             while steps < decided.len() {
@@ -391,6 +391,7 @@ pub fn coordinate(
                 done.root = plan.root;
                 done.seconds = engine.now() - started;
                 done.chain = chain(&answers, last_answer);
+                done.coordinator_seconds = engine.charged;
                 return Ok(done);
             }
             wanted.refill(&plan, last_answer, done.plans);
@@ -445,9 +446,7 @@ pub fn coordinate(
         // The next answer, then every other one already in: one plan
         // takes them all (a plan costs the coordinator milliseconds, in
         // which many workers answer).
-        let handout = engine.charge();
-        done.coordinator_seconds += handout;
-        done.handout_seconds += handout;
+        done.handout_seconds += engine.charge();
         let mut next = engine.wait(until)?;
         // No answer (a unit turned hot): a new plan.
         replan = !settings.lazy || next.is_none();
@@ -499,9 +498,7 @@ pub fn coordinate(
             }
             next = engine.ready()?;
         }
-        let intake = engine.charge();
-        done.coordinator_seconds += intake;
-        done.intake_seconds += intake;
+        done.intake_seconds += engine.charge();
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
         {
@@ -533,7 +530,9 @@ struct Timed<'e> {
     /// This thread's time inside the engine's calls since the last charge.
     inside: f64,
     /// The last charge.
-    charged: ThreadTime,
+    since: ThreadTime,
+    /// Seconds charged so far.
+    charged: f64,
 }
 
 impl<'e> Timed<'e> {
@@ -541,17 +540,19 @@ impl<'e> Timed<'e> {
         Timed {
             inner,
             inside: 0.0,
-            charged: ThreadTime::now(),
+            since: ThreadTime::now(),
+            charged: 0.0,
         }
     }
 
     /// Passes the coordinator's own work since the last charge to the
     /// engine ([`Engine::spend`]); its seconds.
     fn charge(&mut self) -> f64 {
-        let own = (self.charged.elapsed().as_secs_f64() - self.inside).max(0.0);
+        let own = (self.since.elapsed().as_secs_f64() - self.inside).max(0.0);
         self.inner.spend(own);
         self.inside = 0.0;
-        self.charged = ThreadTime::now();
+        self.since = ThreadTime::now();
+        self.charged += own;
         own
     }
 
