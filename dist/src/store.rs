@@ -61,9 +61,7 @@ impl RunConfig {
         let config: RunConfig =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let slug = &config.identity.rules;
-        let rules = (0..16u8)
-            .filter_map(Rules::from_code)
-            .find(|r| r.slug() == *slug)
+        let rules = Rules::from_slug(slug)
             .ok_or_else(|| format!("{}: unknown rules {slug:?}", path.display()))?;
         Ok((config, rules))
     }

@@ -172,10 +172,7 @@ fn main() -> ExitCode {
     let usage = "usage: compact_tables compare V1_DIR V2_DIR PITS RULES MAX_SEEDS\n       compact_tables probe V1_DIR V2_DIR PITS RULES TIER [PROBES] [ROUNDS]";
     let parse = || -> Option<(&str, &Path, &Path, usize, Rules, u32)> {
         let slug = args.get(4)?;
-        let rules = kalah_solver::table::ALL_RULES
-            .iter()
-            .copied()
-            .find(|r| r.slug() == slug.as_str())?;
+        let rules = Rules::from_slug(slug)?;
         Some((
             args.first()?.as_str(),
             Path::new(args.get(1)?),

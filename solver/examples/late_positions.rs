@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use kalah_solver::sample::SplitMix64;
 use kalah_solver::table::ALL_RULES;
-use kalah_solver::{Game, Position};
+use kalah_solver::{Game, Position, Rules};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
     } else {
         1
     };
-    let Some(rules) = ALL_RULES.into_iter().find(|r| r.slug() == args[2]) else {
+    let Some(rules) = Rules::from_slug(&args[2]) else {
         let slugs: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
         eprintln!("unknown rules '{}': one of {}", args[2], slugs.join(", "));
         return ExitCode::from(2);

@@ -92,9 +92,7 @@ fn main() {
     let usage = "usage: table_stats DIR PITS RULES KMIN KMAX";
     let parsed = (|| {
         let slug = args.get(2)?;
-        let rules: Rules = kalah_solver::table::ALL_RULES
-            .into_iter()
-            .find(|r| r.slug() == *slug)?;
+        let rules = Rules::from_slug(slug)?;
         Some((
             Path::new(args.first()?),
             args.get(1)?.parse::<usize>().ok()?,

@@ -104,6 +104,13 @@ impl Rules {
             EndRule::NoSweep => format!("{c}-nosweep"),
         }
     }
+
+    /// Inverse of [`Rules::slug`]; `None` for a name no rule set has.
+    pub fn from_slug(slug: &str) -> Option<Rules> {
+        (0..16u8)
+            .filter_map(Rules::from_code)
+            .find(|r| r.slug() == slug)
+    }
 }
 
 impl fmt::Display for CaptureRule {
@@ -156,6 +163,7 @@ mod tests {
             for end in [EndRule::Sweep, EndRule::Delayed, EndRule::NoSweep] {
                 let r = Rules { capture, end };
                 assert_eq!(Rules::from_code(r.code()), Some(r));
+                assert_eq!(Rules::from_slug(&r.slug()), Some(r));
                 assert!(seen.insert(r.code()));
                 assert!(seen.len() <= 6);
             }

@@ -349,16 +349,13 @@ pub struct CleanArgs {
 }
 
 fn parse_slug(s: &str) -> Result<Rules, String> {
-    ALL_RULES
-        .into_iter()
-        .find(|r| r.slug() == s)
-        .ok_or_else(|| {
-            let names: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
-            format!(
-                "'{s}' is not a rule set; expected one of {}",
-                names.join(", ")
-            )
-        })
+    Rules::from_slug(s).ok_or_else(|| {
+        let names: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
+        format!(
+            "'{s}' is not a rule set; expected one of {}",
+            names.join(", ")
+        )
+    })
 }
 
 /// `kalah tables`: list or clean the table directory.
