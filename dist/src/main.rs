@@ -15,7 +15,7 @@ use kalah_solver::{Game, Position, Probe};
 use kalah_dist::coordinator::{coordinate, Finished, Settings};
 use kalah_dist::emulate::{emulate, EmuSettings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
-use kalah_dist::plan::{TopTree, AHEAD_TESTS};
+use kalah_dist::plan::{TopTree, AHEAD_TESTS, CUT_EARLY};
 use kalah_dist::report;
 use kalah_dist::sim_report::{EmuReport, EmuRun, SimReport};
 use kalah_dist::store::{RunConfig, WorkDir};
@@ -73,6 +73,13 @@ struct SolveArgs {
     /// 8 from 50 seeds on).
     #[arg(long, value_name = "PLIES")]
     frontier: Option<u32>,
+    /// A test expected to hold (a cut node) this many sowings above the
+    /// frontier is a unit too: its worker tries the board's children in
+    /// its own order, where the top tree would take them one at a time,
+    /// an answer and a plan each (0: units only at the frontier). Part of
+    /// the run, as the frontier is.
+    #[arg(long, value_name = "PLIES", default_value_t = CUT_EARLY)]
+    cut_early: u32,
     /// A test that searches more nodes than this is stopped and its board's
     /// children become units instead (0: never).
     #[arg(long, value_name = "NODES", default_value_t = 0)]
@@ -197,6 +204,11 @@ struct SimArgs {
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
+    /// The run's `solve --cut-early` (default the run's; another value
+    /// asks for units the run never recorded, whose costs a replay
+    /// guesses).
+    #[arg(long, value_name = "PLIES")]
+    cut_early: Option<u32>,
     /// Dispatch in waves, as Slurm job arrays would: each wave costs this
     /// many seconds beyond its longest unit, and no unit is stopped.
     #[arg(long, value_name = "SECONDS")]
@@ -479,6 +491,7 @@ fn coordinate_here(
         seeds: a.game.seeds,
         frontier,
         budget: a.unit_budget,
+        cut_early: a.cut_early,
     };
     let mut dir = WorkDir::open(&a.work, &config).map_err(|e| CliError::Input(e.to_string()))?;
     let loaded = dir.load().map_err(failure)?;
@@ -506,6 +519,7 @@ fn coordinate_here(
     let speculate = if a.local { 0 } else { workers };
     let mut tree = TopTree::new(&game, probe, frontier, start, speculate);
     tree.ahead = a.ahead;
+    tree.cut_early = a.cut_early;
     let settings = Settings {
         budget: a.unit_budget,
         presplit: a.presplit,
@@ -536,7 +550,7 @@ fn coordinate_here(
         &done,
         (table_seeds, build_seconds),
         workers,
-        frontier,
+        (frontier, a.cut_early),
     )
 }
 
@@ -547,7 +561,7 @@ fn print_answer(
     done: &Finished,
     (table_seeds, build_seconds): (Option<u32>, f64),
     workers: usize,
-    frontier: u32,
+    frontier: (u32, u32),
 ) -> Result<(), CliError> {
     let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
     let replayed = report::replay(game, start, &houses).map_err(|e| failure(e.0))?;
@@ -643,6 +657,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         .map(|&p| {
             let mut tree = TopTree::new(&game, probe, config.frontier, start, p);
             tree.ahead = a.ahead;
+            tree.cut_early = a.cut_early.unwrap_or(config.cut_early);
             (p, tree)
         })
         .collect();

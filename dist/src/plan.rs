@@ -29,8 +29,13 @@
 //!    once the previous one failed (its later children are speculation,
 //!    run only by workers with nothing needed to do, and stopped when
 //!    the first child holds); a node expected to fail (an all node) takes
-//!    all of its children at once. A frontier board (`frontier` sowings from the root, or one
-//!    whose unit was split) is a unit. Transpositions meet in [`Facts`] and
+//!    all of its children at once. A frontier board (`frontier` sowings
+//!    from the root, or one whose unit was split) is a unit, and so is a
+//!    cut node [`TopTree::cut_early`] sowings above it: its worker tries
+//!    the children itself, in its own order, where the top tree would
+//!    take them one round trip each (most cut nodes hold by their first
+//!    child, and a unit that runs long is split like any other).
+//!    Transpositions meet in [`Facts`] and
 //!    in the set of units needed, so each test is asked once. A unit that
 //!    has run long (a *hot* one, named by the coordinator) may be split
 //!    at its budget: its children's tests are planned too, beside it, as
@@ -163,6 +168,11 @@ pub struct TopTree<'a> {
     /// ([`Pass::look_ahead`]; 0: none, and no perfect-game moves ahead
     /// either). [`AHEAD_TESTS`] by default.
     pub ahead: usize,
+    /// A cut node (a test expected to hold) this many sowings above the
+    /// frontier, or deeper, is a unit (0: only frontier boards; never the
+    /// root). Part of the run, as the frontier is: another value asks for
+    /// other units.
+    pub cut_early: u32,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
     /// [`TopTree::guess_path`], computed once.
@@ -218,6 +228,7 @@ impl<'a> TopTree<'a> {
             start,
             speculate,
             ahead: AHEAD_TESTS,
+            cut_early: CUT_EARLY,
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
             guess_path: OnceCell::new(),
@@ -372,6 +383,17 @@ impl<'a> TopTree<'a> {
         })
     }
 
+    /// The depth from which a test expecting `expect` is a unit (unless
+    /// split): the frontier, or [`TopTree::cut_early`] sowings above it
+    /// for a cut node.
+    fn unit_depth(&self, expect: bool) -> u32 {
+        if expect {
+            self.frontier.saturating_sub(self.cut_early).max(1)
+        } else {
+            self.frontier
+        }
+    }
+
     /// Whether tests are planned ahead at all ([`TopTree::ahead`], and
     /// speculation allowed).
     fn looks_ahead(&self) -> bool {
@@ -479,7 +501,7 @@ impl Pass<'_, '_> {
         if let Some(b) = self.quick(n, board, beta) {
             return Status::Known(b);
         }
-        if depth >= self.tree.frontier && !self.facts.split(n) {
+        if depth >= self.tree.unit_depth(expect) && !self.facts.split(n) {
             let key = UnitKey { board, beta };
             let mark = self.mark();
             self.need(key, expect);
@@ -935,6 +957,10 @@ impl Mtdf {
 /// Root tests planned ahead of the pending one, in depth, by default
 /// ([`TopTree::ahead`]).
 pub const AHEAD_TESTS: usize = 2;
+
+/// Sowings above the frontier at which a cut node is a unit, by default
+/// for a new run ([`TopTree::cut_early`]; `kalah-dist solve --cut-early`).
+pub const CUT_EARLY: u32 = 1;
 
 /// Pushes `(key, expect)` on `list` if it holds fewer than `cap`; whether
 /// it did.

@@ -18,6 +18,8 @@ pub struct SolvedJson {
     pub counts: UnitCounts,
     /// Sowings from the start to the frontier.
     pub frontier: u32,
+    /// Sowings above the frontier at which a cut node is a unit.
+    pub cut_early: u32,
     /// The root's first guess (value for South) and its tests in order:
     /// `">=B"` held, `"<B"` did not.
     pub guess: Option<i32>,
@@ -53,7 +55,7 @@ pub fn json(
     table_seeds: Option<u32>,
     build_seconds: f64,
     workers: usize,
-    frontier: u32,
+    (frontier, cut_early): (u32, u32),
     work: &str,
 ) -> SolvedJson {
     let line = kalah_solver::query::pv_line(&done.solved.pv);
@@ -82,6 +84,7 @@ pub fn json(
         },
         counts: done.counts,
         frontier,
+        cut_early,
         guess: done.root.guess,
         root_tests: done
             .root

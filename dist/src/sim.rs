@@ -56,6 +56,8 @@ pub struct SimResult {
     pub workers: usize,
     /// The top tree's [`TopTree::ahead`].
     pub ahead: usize,
+    /// The top tree's [`TopTree::cut_early`].
+    pub cut_early: u32,
     /// Simulated seconds from the first unit to the answer.
     pub seconds: f64,
     /// Worker-seconds spent on units (cancelled ones included).
@@ -109,6 +111,7 @@ impl SimResult {
             counts: done.counts,
             workers,
             ahead: tree.ahead,
+            cut_early: tree.cut_early,
             seconds: done.seconds,
             busy_seconds: busy,
             longest_unit: longest,
@@ -291,6 +294,8 @@ struct SimEngine<'a> {
     /// Nodes units ran unanswered (the most of each).
     beyond: &'a HashMap<UnitKey, u64>,
     oracle: &'a Facts,
+    /// Houses a side, to name a board.
+    pits: usize,
     guess_nodes: u64,
     /// [`Dispatch::recorded_cost`].
     recorded_cost: f64,
@@ -310,35 +315,51 @@ struct SimEngine<'a> {
 impl<'a> SimEngine<'a> {
     /// The verdict, cost and its kind of `issue` in this simulation, and
     /// the bounds its record says the worker's table held afterwards.
-    fn outcome(&mut self, issue: &Issue) -> (Verdict, Cost, &'a [Known]) {
+    ///
+    /// # Errors
+    /// An exact unit without a record whose value the records do not
+    /// imply: no verdict can be guessed for it (a test's can), so the
+    /// schedule stops there with the unit among those it guessed, for a
+    /// fill to solve.
+    fn outcome(&mut self, issue: &Issue) -> Result<(Verdict, Cost, &'a [Known]), String> {
         let key = &issue.key;
         if let Some(&r) = self.answered.get(key) {
             let (v, nodes, filled) = (r.verdict, r.nodes, r.filled);
             self.filled += u64::from(filled);
             if filled || self.recorded_cost == 1.0 || v == Verdict::Split {
-                return (v, Cost::Measured(nodes), &r.known);
+                return Ok((v, Cost::Measured(nodes), &r.known));
             }
             let mut scaled = (nodes as f64 * self.recorded_cost) as u64;
             if key.beta != EXACT && self.budget > 0 {
                 scaled = scaled.min(self.budget.max(nodes));
             }
-            return (v, Cost::Measured(scaled), &r.known);
+            return Ok((v, Cost::Measured(scaled), &r.known));
         }
-        let holds = self
-            .oracle
-            .find(key.board)
+        let node = self.oracle.find(key.board);
+        let v = if key.beta == EXACT {
+            match node.and_then(|n| self.oracle.exact(n)) {
+                Some(v) => Verdict::Exact(v),
+                None => {
+                    self.unrecorded.add(*key, Need::Whole);
+                    return Err(format!(
+                        "the exact unit of board {} has no record, and the records do not imply its value",
+                        crate::unit::houses_text(key.board, self.pits)
+                    ));
+                }
+            }
+        } else if node
             .and_then(|n| self.oracle.test(n, key.beta))
-            .unwrap_or(issue.expect);
-        let v = if holds {
+            .unwrap_or(issue.expect)
+        {
             Verdict::AtLeast
         } else {
             Verdict::Below
         };
-        (
+        Ok((
             v,
             Cost::Open(self.beyond.get(key).copied().unwrap_or(0)),
             &[],
-        )
+        ))
     }
 
     /// The running unit that ends first, and when.
@@ -390,7 +411,7 @@ impl Engine for SimEngine<'_> {
     }
 
     fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
-        let (verdict, cost, known) = self.outcome(issue);
+        let (verdict, cost, known) = self.outcome(issue)?;
         let nodes = match cost {
             Cost::Measured(n) => n,
             Cost::Open(n) => n.max(self.guess_nodes),
@@ -620,6 +641,7 @@ pub fn simulate(
         answered: &answered,
         beyond: &beyond,
         oracle: &oracle,
+        pits: identity.pits,
         guess_nodes,
         recorded_cost: dispatch.recorded_cost,
         budget,

@@ -85,6 +85,9 @@ pub struct SimReport {
     pub lazy: bool,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
+    /// Sowings above the frontier at which a cut node is a unit
+    /// (`--cut-early`).
+    pub cut_early: u32,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -191,6 +194,7 @@ impl SimReport {
             recent_first: dispatch.recent_first,
             lazy: dispatch.lazy,
             ahead: rows.first().map_or(0, |r| r.ahead),
+            cut_early: rows.first().map_or(0, |r| r.cut_early),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -214,7 +218,7 @@ impl SimReport {
         if let Some(e) = &self.emulation {
             let _ = writeln!(
                 o,
-                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, {} s dispatch latency",
+                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes units {} sowings above the frontier, {} s dispatch latency",
                 self.work,
                 if e.rank_workers > 1 {
                     format!(
@@ -231,6 +235,7 @@ impl SimReport {
                 if self.preempt { "on" } else { "off" },
                 if self.affinity { "on" } else { "off" },
                 self.ahead,
+                self.cut_early,
                 self.latency
             );
             if e.share_work > 0 {
@@ -265,7 +270,7 @@ impl SimReport {
         } else {
             let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes units {} sowings above the frontier, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
@@ -275,6 +280,7 @@ impl SimReport {
             if self.preempt { "on" } else { "off" },
             if self.affinity { "on" } else { "off" },
             self.ahead,
+            self.cut_early,
             match self.waves {
                 Some(s) => format!("in waves (job arrays) of {s} s overhead each"),
                 None => format!("one by one, {} s dispatch latency", self.latency),

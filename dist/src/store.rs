@@ -46,6 +46,16 @@ pub struct RunConfig {
     pub frontier: u32,
     /// Node budget of a unit (0: none).
     pub budget: u64,
+    /// A test expected to hold is a unit this many sowings above the
+    /// frontier ([`crate::plan::TopTree::cut_early`]). Absent (0) in the
+    /// directories of runs made before it existed, which took every
+    /// unit at the frontier.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut_early: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl RunConfig {
@@ -273,8 +283,14 @@ impl WorkDir {
 
 fn describe(c: &RunConfig) -> String {
     format!(
-        "Kalah({},{}), rules {}, tables of {} seeds, frontier {}, unit budget {}",
-        c.identity.pits, c.seeds, c.identity.rules, c.identity.table_seeds, c.frontier, c.budget
+        "Kalah({},{}), rules {}, tables of {} seeds, frontier {}, cut nodes {} above it, unit budget {}",
+        c.identity.pits,
+        c.seeds,
+        c.identity.rules,
+        c.identity.table_seeds,
+        c.frontier,
+        c.cut_early,
+        c.budget
     )
 }
 

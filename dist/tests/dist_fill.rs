@@ -65,6 +65,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
         seeds: SEEDS,
         frontier: FRONTIER,
         budget: BUDGET,
+        cut_early: kalah_dist::plan::CUT_EARLY,
     };
 
     // The recorded run: one worker, in this process, into the work directory.
@@ -122,6 +123,16 @@ fn a_filled_record_grounds_every_simulated_schedule() {
     };
     let mut records = loaded.records.clone();
     let mut unanswered = loaded.cancelled.clone();
+    // An exact unit without a record, whose value no record implies (the
+    // guess's, with no records at all), stops the schedule, named among
+    // the units it guessed for a fill to solve: a test's verdict can be
+    // guessed, an exact value cannot.
+    let e = sim.run(&[], &[]).unwrap_err();
+    assert!(
+        e.guessed.iter().any(|(k, _)| k.beta == EXACT),
+        "{}",
+        e.message
+    );
     // Before the fill a schedule may stop: a verdict it guessed can
     // contradict the tables. Only a guessed one may.
     let guessed: usize = match sim.run(&records, &unanswered) {

@@ -3,6 +3,7 @@
 //! them; a run stopped part way resumes from its records and asks only for
 //! units it has no answer to; records that are not this run's are refused.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use kalah_dist::coordinator::{coordinate, Discard, Settings, Sink};
@@ -13,7 +14,7 @@ use kalah_dist::store::{RunConfig, WorkDir};
 use kalah_dist::unit::{RunIdentity, UnitKey, UnitRecord};
 use kalah_dist::worker::UnitSolver;
 use kalah_solver::search::SearchConfig;
-use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules, Solver};
+use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules, Solver};
 
 fn identity(pits: usize, rules: Rules) -> RunIdentity {
     RunIdentity {
@@ -102,6 +103,74 @@ fn values_and_perfect_games_match_the_solver() {
     }
 }
 
+/// The boards exactly `depth` sowings below `start` (finished games
+/// left out), for each depth up to `deepest`.
+fn levels(game: &Game, start: &Position, deepest: u32) -> Vec<HashSet<Board>> {
+    let mut levels = vec![HashSet::from([start.board()])];
+    for _ in 0..deepest {
+        let mut next = HashSet::new();
+        for &b in levels.last().unwrap() {
+            let mut moves = game.moves(b);
+            while moves != 0 {
+                let house = moves.trailing_zeros() as usize;
+                moves &= moves - 1;
+                let child = game.sow(b, house).board;
+                if game.terminal_value(child).is_none() {
+                    next.insert(child);
+                }
+            }
+        }
+        levels.push(next);
+    }
+    levels
+}
+
+/// A cut node (a test expected to hold) `cut_early` sowings above the
+/// frontier is a unit: the same value and a perfect game that replays,
+/// with units above the frontier only when `cut_early` asks for them
+/// (no budget here, so no unit is split and every other unit is a
+/// frontier board).
+#[test]
+fn cut_nodes_above_the_frontier_are_units() {
+    let rules = Rules::STANDARD;
+    let (pits, seeds, frontier) = (4, 3, 4);
+    let game = Game::new(pits, rules);
+    let start = Position::start(pits, seeds).unwrap();
+    let levels = levels(&game, &start, frontier);
+    let id = identity(pits, rules);
+    let value = reference(&game, &start);
+    for cut_early in [0, 1, 2] {
+        let mut tree = TopTree::new(&game, None, frontier, start, 0);
+        tree.cut_early = cut_early;
+        let mut sink = Memory {
+            records: Vec::new(),
+            limit: usize::MAX,
+        };
+        let done = coordinate(&tree, &id, &[], &mut local(&game), &mut sink, SETTINGS).unwrap();
+        assert_eq!(done.solved.value, value, "cut_early {cut_early}");
+        let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
+        assert_eq!(replay(&game, start, &houses).unwrap(), value);
+        // The sowings above the frontier a unit's board is (boards met
+        // at several depths counted at the deepest).
+        let depth = frontier as usize;
+        let above = |board: &Board| (0..=2).find(|k| levels[depth - k].contains(board));
+        let mut count = [0usize; 3];
+        for r in &sink.records {
+            if let Some(k) = above(&r.key().unwrap().board) {
+                count[k] += 1;
+            }
+        }
+        assert!(count[0] > 0, "cut_early {cut_early}: units at the frontier");
+        for (k, &units) in count.iter().enumerate().skip(1) {
+            if k <= cut_early as usize {
+                assert!(units > 0, "cut_early {cut_early}: no unit {k} above");
+            } else {
+                assert_eq!(units, 0, "cut_early {cut_early}: units {k} above");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_stopped_run_resumes_from_its_records() {
     let rules = Rules::STANDARD;
@@ -162,6 +231,7 @@ fn records_of_another_run_are_refused() {
         seeds: 3,
         frontier: 4,
         budget: 0,
+        cut_early: 0,
     };
     let mut work = WorkDir::open(&dir, &config).unwrap();
     let game = Game::new(4, rules);
