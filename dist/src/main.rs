@@ -73,7 +73,7 @@ struct SolveArgs {
     /// 8 from 50 seeds on).
     #[arg(long, value_name = "PLIES")]
     frontier: Option<u32>,
-    /// A test expected to hold (a cut node) this many sowings above the
+    /// A test expected to hold (a cut node) up to this many sowings above the
     /// frontier is a unit too: its worker tries the board's children in
     /// its own order, where the top tree would take them one at a time,
     /// an answer and a plan each (0: units only at the frontier). Part of

@@ -31,7 +31,7 @@
 //!    the first child holds); a node expected to fail (an all node) takes
 //!    all of its children at once. A frontier board (`frontier` sowings
 //!    from the root, or one whose unit was split) is a unit, and so is a
-//!    cut node [`TopTree::cut_early`] sowings above it: its worker tries
+//!    cut node up to [`TopTree::cut_early`] sowings above it: its worker tries
 //!    the children itself, in its own order, where the top tree would
 //!    take them one round trip each (most cut nodes hold by their first
 //!    child, and a unit that runs long is split like any other).
@@ -960,7 +960,7 @@ pub const AHEAD_TESTS: usize = 2;
 
 /// Sowings above the frontier at which a cut node is a unit, by default
 /// for a new run ([`TopTree::cut_early`]; `kalah-dist solve --cut-early`).
-pub const CUT_EARLY: u32 = 1;
+pub const CUT_EARLY: u32 = 2;
 
 /// Pushes `(key, expect)` on `list` if it holds fewer than `cap`; whether
 /// it did.

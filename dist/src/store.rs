@@ -46,7 +46,7 @@ pub struct RunConfig {
     pub frontier: u32,
     /// Node budget of a unit (0: none).
     pub budget: u64,
-    /// A test expected to hold is a unit this many sowings above the
+    /// A test expected to hold is a unit up to this many sowings above the
     /// frontier ([`crate::plan::TopTree::cut_early`]). Absent (0) in the
     /// directories of runs made before it existed, which took every
     /// unit at the frontier.
