@@ -561,7 +561,7 @@ fn print_answer(
     done: &Finished,
     (table_seeds, build_seconds): (Option<u32>, f64),
     workers: usize,
-    frontier: (u32, u32),
+    frontier_cut_early: (u32, u32),
 ) -> Result<(), CliError> {
     let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
     let replayed = report::replay(game, start, &houses).map_err(|e| failure(e.0))?;
@@ -578,7 +578,7 @@ fn print_answer(
         table_seeds,
         build_seconds,
         workers,
-        frontier,
+        frontier_cut_early,
         &a.work.display().to_string(),
     );
     if a.json {

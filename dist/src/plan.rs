@@ -33,8 +33,8 @@
 //!    from the root, or one whose unit was split) is a unit, and so is a
 //!    cut node up to [`TopTree::cut_early`] sowings above it: its worker tries
 //!    the children itself, in its own order, where the top tree would
-//!    take them one round trip each (most cut nodes hold by their first
-//!    child, and a unit that runs long is split like any other).
+//!    take them one round trip each (a unit that runs long is split like
+//!    any other).
 //!    Transpositions meet in [`Facts`] and
 //!    in the set of units needed, so each test is asked once. A unit that
 //!    has run long (a *hot* one, named by the coordinator) may be split
@@ -958,8 +958,8 @@ impl Mtdf {
 /// ([`TopTree::ahead`]).
 pub const AHEAD_TESTS: usize = 2;
 
-/// Sowings above the frontier at which a cut node is a unit, by default
-/// for a new run ([`TopTree::cut_early`]; `kalah-dist solve --cut-early`).
+/// Sowings above the frontier up to which a cut node is a unit, by
+/// default for a new run ([`TopTree::cut_early`]; `kalah-dist solve --cut-early`).
 pub const CUT_EARLY: u32 = 2;
 
 /// Pushes `(key, expect)` on `list` if it holds fewer than `cap`; whether

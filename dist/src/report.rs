@@ -18,7 +18,7 @@ pub struct SolvedJson {
     pub counts: UnitCounts,
     /// Sowings from the start to the frontier.
     pub frontier: u32,
-    /// Sowings above the frontier at which a cut node is a unit.
+    /// Sowings above the frontier up to which a cut node is a unit.
     pub cut_early: u32,
     /// The root's first guess (value for South) and its tests in order:
     /// `">=B"` held, `"<B"` did not.
