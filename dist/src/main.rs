@@ -76,10 +76,12 @@ struct SolveArgs {
     /// A test expected to hold (a cut node) up to this many sowings above the
     /// frontier is a unit too: its worker tries the board's children in
     /// its own order, where the top tree would take them one at a time,
-    /// an answer and a plan each (0: units only at the frontier). Part of
-    /// the run, as the frontier is.
-    #[arg(long, value_name = "PLIES", default_value_t = CUT_EARLY)]
-    cut_early: u32,
+    /// an answer and a plan each (0: units only at the frontier). Default:
+    /// 2 with a --unit-budget (a unit that runs long is split), 0 without
+    /// (such a unit would hold up the run whole). Part of the run, as the
+    /// frontier is.
+    #[arg(long, value_name = "PLIES")]
+    cut_early: Option<u32>,
     /// A test that searches more nodes than this is stopped and its board's
     /// children become units instead (0: never).
     #[arg(long, value_name = "NODES", default_value_t = 0)]
@@ -485,13 +487,16 @@ fn coordinate_here(
     let frontier = a
         .frontier
         .unwrap_or_else(|| default_frontier(start.total_seeds()));
+    let cut_early = a
+        .cut_early
+        .unwrap_or(if a.unit_budget > 0 { CUT_EARLY } else { 0 });
     let config = RunConfig {
         format: 1,
         identity: identity.clone(),
         seeds: a.game.seeds,
         frontier,
         budget: a.unit_budget,
-        cut_early: a.cut_early,
+        cut_early,
     };
     let mut dir = WorkDir::open(&a.work, &config).map_err(|e| CliError::Input(e.to_string()))?;
     let loaded = dir.load().map_err(failure)?;
@@ -519,7 +524,7 @@ fn coordinate_here(
     let speculate = if a.local { 0 } else { workers };
     let mut tree = TopTree::new(&game, probe, frontier, start, speculate);
     tree.ahead = a.ahead;
-    tree.cut_early = a.cut_early;
+    tree.cut_early = cut_early;
     let settings = Settings {
         budget: a.unit_budget,
         presplit: a.presplit,
@@ -550,7 +555,7 @@ fn coordinate_here(
         &done,
         (table_seeds, build_seconds),
         workers,
-        (frontier, a.cut_early),
+        (frontier, cut_early),
     )
 }
 

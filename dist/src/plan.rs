@@ -228,7 +228,7 @@ impl<'a> TopTree<'a> {
             start,
             speculate,
             ahead: AHEAD_TESTS,
-            cut_early: CUT_EARLY,
+            cut_early: 0,
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
             guess_path: OnceCell::new(),
@@ -959,7 +959,9 @@ impl Mtdf {
 pub const AHEAD_TESTS: usize = 2;
 
 /// Sowings above the frontier up to which a cut node is a unit, by
-/// default for a new run ([`TopTree::cut_early`]; `kalah-dist solve --cut-early`).
+/// default for a new run with a unit budget ([`TopTree::cut_early`];
+/// `kalah-dist solve --cut-early`): without a budget such a unit cannot
+/// be split, and a big one holds up the run.
 pub const CUT_EARLY: u32 = 2;
 
 /// Pushes `(key, expect)` on `list` if it holds fewer than `cap`; whether

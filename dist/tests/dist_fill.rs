@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kalah_dist::coordinator::{coordinate, Settings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::local::LocalEngine;
-use kalah_dist::plan::TopTree;
+use kalah_dist::plan::{TopTree, CUT_EARLY};
 use kalah_dist::sim::Dispatch;
 use kalah_dist::store::{RunConfig, WorkDir};
 use kalah_dist::unit::{RunIdentity, UnitRecord, Verdict, EXACT};
@@ -65,14 +65,21 @@ fn a_filled_record_grounds_every_simulated_schedule() {
         seeds: SEEDS,
         frontier: FRONTIER,
         budget: BUDGET,
-        cut_early: kalah_dist::plan::CUT_EARLY,
+        cut_early: CUT_EARLY,
     };
 
     // The recorded run: one worker, in this process, into the work directory.
     let mut dir = WorkDir::open(&work, &config).unwrap();
     let solver = UnitSolver::new(game.clone(), Some(tables.clone()), 16).unwrap();
+    // Cut nodes above the frontier are units, as a run with a budget
+    // takes them by default.
+    let tree = |speculate| {
+        let mut tree = TopTree::new(&game, Some(probe), FRONTIER, start, speculate);
+        tree.cut_early = CUT_EARLY;
+        tree
+    };
     let recorded = coordinate(
-        &TopTree::new(&game, Some(probe), FRONTIER, start, 0),
+        &tree(0),
         &identity,
         &[],
         &mut LocalEngine::new(solver),
@@ -98,10 +105,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
     );
 
     let workers = [1, 4, 16, 64];
-    let trees: Vec<(usize, TopTree<'_>)> = workers
-        .iter()
-        .map(|&p| (p, TopTree::new(&game, Some(probe), FRONTIER, start, p)))
-        .collect();
+    let trees: Vec<(usize, TopTree<'_>)> = workers.iter().map(|&p| (p, tree(p))).collect();
     let sim = Simulation {
         trees: &trees,
         identity: &identity,
