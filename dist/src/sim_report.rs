@@ -218,7 +218,7 @@ impl SimReport {
         if let Some(e) = &self.emulation {
             let _ = writeln!(
                 o,
-                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes units up to {} sowings above the frontier, {} s dispatch latency",
+                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes up to {} sowings above the frontier as units, {} s dispatch latency",
                 self.work,
                 if e.rank_workers > 1 {
                     format!(
@@ -270,7 +270,7 @@ impl SimReport {
         } else {
             let _ = writeln!(
             o,
-            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes units up to {} sowings above the frontier, {}",
+            "replay of {} ({} units recorded, {} of them filled), {:.3e} nodes/s a worker, recorded units x{}, presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes up to {} sowings above the frontier as units, {}",
             self.work,
             self.recorded_units,
             self.filled_units,
