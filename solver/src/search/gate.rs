@@ -104,12 +104,16 @@ impl NodeGate {
     }
 
     /// Raises the limit to `limit` nodes (a lower one changes nothing) and
-    /// lets the search go on; [`NodeGate::stopped`] then waits for it.
+    /// lets the search go on; [`NodeGate::stopped`] then waits for it. A
+    /// search paused at or past the new limit (it looks only every 1,024
+    /// nodes, so it may stand past the old one) stays paused where it is.
     pub fn open_to(&self, limit: u64) {
         let mut s = self.lock();
         if limit > s.limit {
             s.limit = limit;
-            s.paused_at = None;
+            if s.paused_at.is_some_and(|n| n < limit) {
+                s.paused_at = None;
+            }
             self.changed.notify_all();
         }
     }
@@ -182,6 +186,8 @@ mod tests {
         assert_eq!(gate.run_to(3000), GateStop::Paused(3072));
         // A lower limit than the one reached changes nothing.
         assert_eq!(gate.run_to(1000), GateStop::Paused(3072));
+        // Nor does a higher one that the search has already passed.
+        assert_eq!(gate.run_to(3050), GateStop::Paused(3072));
         assert_eq!(gate.run_to(8192), GateStop::Paused(8192));
         assert_eq!(gate.run_to(1 << 20), GateStop::Finished);
         t.join().unwrap();
