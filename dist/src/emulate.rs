@@ -338,24 +338,7 @@ impl EmuEngine<'_> {
                     .open_to(limit);
             }
             for &(w, _) in batch {
-                let stop = self.workers[w].as_ref().expect("started").gate.stopped();
-                let r = self.running[w].as_mut().expect("behind");
-                match stop {
-                    GateStop::Paused(n) => {
-                        r.at = n;
-                        if r.split_budget().is_some_and(|budget| n > budget) {
-                            let (_, nodes) = self.stop_search(w);
-                            let r = self.running[w].as_mut().expect("behind");
-                            r.settle(Some(Verdict::Split), nodes, rate, latency);
-                        }
-                    }
-                    GateStop::Finished => {
-                        let (result, nodes) = self.stop_search(w);
-                        let r = self.running[w].as_mut().expect("behind");
-                        // A search that was never stopped returns its answer.
-                        r.settle(result.ok(), nodes, rate, latency);
-                    }
-                }
+                self.pause(w);
             }
         }
         self.share();
@@ -369,6 +352,30 @@ impl EmuEngine<'_> {
             );
         }
         !behind.is_empty()
+    }
+
+    /// Takes in where worker `w`'s search waits, once its gate was opened:
+    /// paused past its budget, it is split; finished, it is answered.
+    fn pause(&mut self, w: usize) {
+        let (rate, latency) = (self.settings.rate, self.settings.latency);
+        let stop = self.workers[w].as_ref().expect("started").gate.stopped();
+        let r = self.running[w].as_mut().expect("a running unit");
+        match stop {
+            GateStop::Paused(n) => {
+                r.at = n;
+                if r.split_budget().is_some_and(|budget| n > budget) {
+                    let (_, nodes) = self.stop_search(w);
+                    let r = self.running[w].as_mut().expect("a running unit");
+                    r.settle(Some(Verdict::Split), nodes, rate, latency);
+                }
+            }
+            GateStop::Finished => {
+                let (result, nodes) = self.stop_search(w);
+                let r = self.running[w].as_mut().expect("a running unit");
+                // A search that was never stopped returns its answer.
+                r.settle(result.ok(), nodes, rate, latency);
+            }
+        }
     }
 }
 
@@ -451,7 +458,25 @@ impl Engine for EmuEngine<'_> {
         let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) else {
             return Ok(());
         };
-        if r.earliest(rate, latency) <= clock + latency {
+        if r.end.is_none() && r.search.is_some() && r.earliest(rate, latency) <= clock + latency {
+            // Still searching, and it may end before the stop reaches it:
+            // it searches on to the nodes that take it there (and past
+            // them, to its budget's split, if that comes first).
+            let mut limit = ((clock - r.began) * rate).floor().max(0.0) as u64;
+            if let Some(budget) = r.split_budget() {
+                limit = limit.min(budget + 1);
+            }
+            if limit > r.at {
+                self.workers[worker]
+                    .as_ref()
+                    .expect("a running unit's worker")
+                    .gate
+                    .open_to(limit);
+                self.pause(worker);
+            }
+        }
+        let r = self.running[worker].as_mut().expect("found above");
+        if r.end.is_some_and(|end| end <= clock + latency) {
             // It answers before the stop reaches it.
             return Ok(());
         }

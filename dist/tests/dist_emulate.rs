@@ -83,6 +83,21 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                 "{at}"
             );
             assert!(e.workers_used <= workers, "{at}");
+            // Once the perfect game is known every unit still out is
+            // stopped, and a stop reaches its worker one latency later:
+            // no unit searches on past it to hold up the run's end.
+            let perfect = e
+                .sim
+                .timeline
+                .iter()
+                .find(|(_, step)| step == "perfect game")
+                .map(|&(t, _)| t)
+                .expect("a run ends with its perfect game");
+            assert!(
+                e.sim.seconds <= perfect + 2.0 * SETTINGS.latency + 1e-9,
+                "{at}: perfect game at {perfect} s, the run ends at {} s",
+                e.sim.seconds
+            );
             // A stopped unit counts the nodes to its stop, never more
             // than its slices searched.
             assert!(
