@@ -193,6 +193,13 @@ impl Running {
         (self.issue.budget > 0 && self.issue.key.beta != EXACT).then_some(self.issue.budget)
     }
 
+    /// The nodes its search may run to on the way to `nodes`: no further
+    /// than one past its split budget, where it is split.
+    fn gate_limit(&self, nodes: u64) -> u64 {
+        self.split_budget()
+            .map_or(nodes, |budget| nodes.min(budget + 1))
+    }
+
     /// Answered (`Some` verdict, or split) after `nodes` nodes.
     fn settle(&mut self, verdict: Option<Verdict>, nodes: u64, rate: f64, latency: f64) {
         self.verdict = verdict;
@@ -318,15 +325,12 @@ impl EmuEngine<'_> {
                 if r.end.is_some() || r.earliest(rate, latency) >= horizon {
                     return None;
                 }
-                let mut limit = if horizon.is_finite() {
+                let limit = if horizon.is_finite() {
                     (((horizon - r.began - latency) * rate).ceil() as u64).max(r.at + MIN_SLICE)
                 } else {
                     u64::MAX
                 };
-                if let Some(budget) = r.split_budget() {
-                    limit = limit.min(budget + 1);
-                }
-                Some((w, limit))
+                Some((w, r.gate_limit(limit)))
             })
             .collect();
         for batch in behind.chunks(self.settings.threads.max(1)) {
@@ -338,7 +342,7 @@ impl EmuEngine<'_> {
                     .open_to(limit);
             }
             for &(w, _) in batch {
-                self.pause(w);
+                self.take_in(w);
             }
         }
         self.share();
@@ -356,7 +360,7 @@ impl EmuEngine<'_> {
 
     /// Takes in where worker `w`'s search waits, once its gate was opened:
     /// paused past its budget, it is split; finished, it is answered.
-    fn pause(&mut self, w: usize) {
+    fn take_in(&mut self, w: usize) {
         let (rate, latency) = (self.settings.rate, self.settings.latency);
         let stop = self.workers[w].as_ref().expect("started").gate.stopped();
         let r = self.running[w].as_mut().expect("a running unit");
@@ -462,17 +466,14 @@ impl Engine for EmuEngine<'_> {
             // Still searching, and it may end before the stop reaches it:
             // it searches on to the nodes that take it there (and past
             // them, to its budget's split, if that comes first).
-            let mut limit = ((clock - r.began) * rate).floor().max(0.0) as u64;
-            if let Some(budget) = r.split_budget() {
-                limit = limit.min(budget + 1);
-            }
+            let limit = r.gate_limit(((clock - r.began) * rate).floor().max(0.0) as u64);
             if limit > r.at {
                 self.workers[worker]
                     .as_ref()
                     .expect("a running unit's worker")
                     .gate
                     .open_to(limit);
-                self.pause(worker);
+                self.take_in(worker);
             }
         }
         let r = self.running[worker].as_mut().expect("found above");
