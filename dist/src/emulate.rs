@@ -464,8 +464,8 @@ impl Engine for EmuEngine<'_> {
         };
         if r.end.is_none() && r.search.is_some() && r.earliest(rate, latency) <= clock + latency {
             // Still searching, and it may end before the stop reaches it:
-            // it searches on to the nodes that take it there (and past
-            // them, to its budget's split, if that comes first).
+            // it searches on to the nodes that take it there, or only to
+            // its budget's split if that comes first.
             let limit = r.gate_limit(((clock - r.began) * rate).floor().max(0.0) as u64);
             if limit > r.at {
                 self.workers[worker]
