@@ -145,6 +145,13 @@ impl Facts {
         }
     }
 
+    /// Node `n`'s bounds `(lower, upper)`: `i32::MIN` and `i32::MAX` where
+    /// nothing is known.
+    pub fn bounds(&self, n: Node) -> (i32, i32) {
+        let b = self.at(n);
+        (b.lower, b.upper)
+    }
+
     /// The value of node `n`, when its bounds meet.
     pub fn exact(&self, n: Node) -> Option<i32> {
         let b = self.at(n);

@@ -130,6 +130,12 @@ struct SolveArgs {
     /// waits (0: neither).
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
+    /// A top-tree node learns only the bound its test asked, not the
+    /// tighter one its children's facts give (fail-hard; by default
+    /// fail-soft, which can decide later tests without units). To
+    /// measure what that saves.
+    #[arg(long)]
+    fail_hard: bool,
     /// Each worker's transposition table, MiB (default: `kalah solve`'s
     /// for the same game and tables, 2048 for Kalah(6,5) over 24 seeds);
     /// with --rank-workers N, each worker's share of its rank's table of
@@ -206,6 +212,9 @@ struct SimArgs {
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
+    /// The coordinator's `solve --fail-hard`.
+    #[arg(long)]
+    fail_hard: bool,
     /// The run's `solve --cut-early` (default the run's; another value
     /// asks for units the run never recorded, whose costs a replay
     /// guesses).
@@ -524,6 +533,7 @@ fn coordinate_here(
     let speculate = if a.local { 0 } else { workers };
     let mut tree = TopTree::new(&game, probe, frontier, start, speculate);
     tree.ahead = a.ahead;
+    tree.fail_soft = !a.fail_hard;
     tree.cut_early = cut_early;
     let settings = Settings {
         budget: a.unit_budget,
@@ -662,6 +672,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         .map(|&p| {
             let mut tree = TopTree::new(&game, probe, config.frontier, start, p);
             tree.ahead = a.ahead;
+            tree.fail_soft = !a.fail_hard;
             tree.cut_early = a.cut_early.unwrap_or(config.cut_early);
             (p, tree)
         })

@@ -35,6 +35,8 @@
 //!    the children itself, in its own order, where the top tree would
 //!    take them one round trip each (a unit that runs long is split like
 //!    any other).
+//!    A node decided learns the bound its children's facts give, which
+//!    may be tighter than its test's ([`TopTree::fail_soft`]).
 //!    Transpositions meet in [`Facts`] and
 //!    in the set of units needed, so each test is asked once. A unit that
 //!    has run long (a *hot* one, named by the coordinator) may be split
@@ -173,6 +175,14 @@ pub struct TopTree<'a> {
     /// root). Part of the run, as the frontier is: another value asks for
     /// other units.
     pub cut_early: u32,
+    /// A node the walk decides learns the bound its children's facts give
+    /// (fail-soft: at least the best child's lower bound when one child
+    /// reaches the test's bound, at most the best child's upper bound when
+    /// none does), not only the test's own bound. Workers report bounds
+    /// tighter than their tests asked ([`crate::unit::Known`]); carried
+    /// up, they decide later tests (a root test among them) without
+    /// units. `false`: the test's bound only (fail-hard).
+    pub fail_soft: bool,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
     /// [`TopTree::guess_path`], computed once.
@@ -229,6 +239,7 @@ impl<'a> TopTree<'a> {
             speculate,
             ahead: AHEAD_TESTS,
             cut_early: 0,
+            fail_soft: true,
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
             guess_path: OnceCell::new(),
@@ -570,7 +581,7 @@ impl Pass<'_, '_> {
             match self.child(i, beta, depth, expect) {
                 Status::Known(true) => {
                     self.unneed(mark);
-                    self.facts.learn(n, beta, true);
+                    self.learn_holds(n, i, beta);
                     return Status::Known(true);
                 }
                 Status::Known(false) => {}
@@ -581,17 +592,12 @@ impl Pass<'_, '_> {
                         // are speculation (and one already known to hold
                         // decides the node now).
                         self.speculating += 1;
-                        let mut holds = false;
-                        for j in i + 1..kids.end {
-                            if self.child(j, beta, depth, expect) == Status::Known(true) {
-                                holds = true;
-                                break;
-                            }
-                        }
+                        let holds = (i + 1..kids.end)
+                            .find(|&j| self.child(j, beta, depth, expect) == Status::Known(true));
                         self.speculating -= 1;
-                        if holds {
+                        if let Some(j) = holds {
                             self.unneed(mark);
-                            self.facts.learn(n, beta, true);
+                            self.learn_holds(n, j, beta);
                             return Status::Known(true);
                         }
                         break;
@@ -600,10 +606,53 @@ impl Pass<'_, '_> {
             }
         }
         if pending {
-            Status::Pending
+            return Status::Pending;
+        }
+        // Every child fails: the value is at most the best child's upper
+        // bound (below `beta`, as each child's test decided).
+        let upper = if self.tree.fail_soft {
+            kids.map(|i| self.kid_bounds(i).1)
+                .max()
+                .map_or(beta - 1, |u| u.min(beta - 1))
         } else {
-            self.facts.learn(n, beta, false);
-            Status::Known(false)
+            beta - 1
+        };
+        self.facts.learn(n, upper + 1, false);
+        Status::Known(false)
+    }
+
+    /// Node `n` holds at `beta` through its child at `i`: its value is at
+    /// least that child's lower bound (at least `beta`, as the child's test
+    /// decided).
+    fn learn_holds(&mut self, n: Node, i: usize, beta: i32) {
+        let lower = if self.tree.fail_soft {
+            self.kid_bounds(i).0.max(beta)
+        } else {
+            beta
+        };
+        self.facts.learn(n, lower, true);
+    }
+
+    /// What is known of the value of sowing the child at `i`, for the
+    /// parent's mover: `(lower, upper)`, from an exact value (tables,
+    /// finished game) or else the child's facts, within what the seeds
+    /// on its board allow.
+    fn kid_bounds(&self, i: usize) -> (i32, i32) {
+        let Kid { node, child: c } = self.facts.kid(i);
+        let board = c.sown.board;
+        let (lower, upper) = match self.settled(board) {
+            Some(v) => (v, v),
+            None => {
+                let s = board.seeds() as i32;
+                let (lower, upper) = self.facts.bounds(node);
+                (lower.max(-s), upper.min(s))
+            }
+        };
+        let g = c.sown.gain as i32;
+        if c.sown.extra_turn {
+            (g + lower, g + upper)
+        } else {
+            (g - upper, g - lower)
         }
     }
 
@@ -1105,9 +1154,116 @@ fn ordered(game: &Game, board: Board) -> Children {
 
 #[cfg(test)]
 mod tests {
-    use super::{Mtdf, TopTree};
+    use super::{exact, GuessEnd, Mtdf, TopTree};
     use crate::facts::Facts;
-    use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
+    use crate::unit::{Known, UnitKey, Verdict, EXACT};
+    use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules};
+
+    /// Fail-soft: a node decided from its children's facts learns the
+    /// bound they give, never a wrong one. Every board two sowings below
+    /// the start of a few small games gets a value (made up, of the right
+    /// parity: the plan takes facts as given), known exactly or within
+    /// bounds around it; each child of the
+    /// start, tested by the root's MTD(f), then holds bounds that contain
+    /// its value (the best of its children), and fail-soft ones are never
+    /// looser than fail-hard ones and sometimes tighter.
+    #[test]
+    fn a_decided_node_learns_its_childrens_bound() {
+        let mut width = [0i64; 2];
+        for (pits, seeds, capture) in [
+            (4, 3, CaptureRule::Empty),
+            (4, 3, CaptureRule::Standard),
+            (5, 3, CaptureRule::Empty),
+            (3, 4, CaptureRule::Standard),
+            (6, 2, CaptureRule::Empty),
+        ] {
+            let game = Game::new(
+                pits,
+                Rules {
+                    capture,
+                    end: EndRule::Sweep,
+                },
+            );
+            let start = Position::start(pits, seeds).unwrap();
+            let sown = |b: Board| {
+                let mut out = Vec::new();
+                let mut moves = game.moves(b);
+                while moves != 0 {
+                    let house = moves.trailing_zeros() as usize;
+                    moves &= moves - 1;
+                    out.push(game.sow(b, house));
+                }
+                out
+            };
+            let mut made = 7u32;
+            let mut value = |b: Board| {
+                exact(&game, None, b).unwrap_or_else(|| {
+                    made = made.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    let s = b.seeds() as i32;
+                    (s % 2 + 2 * ((made >> 16) as i32 % 4) - 4).clamp(-s, s)
+                })
+            };
+            // Each child of the start: its board and its value.
+            let mut children = Vec::new();
+            let mut grandchildren = Vec::new();
+            for c in sown(start.board()) {
+                if exact(&game, None, c.board).is_some() {
+                    continue;
+                }
+                let mut best = i32::MIN;
+                for g in sown(c.board) {
+                    let v = value(g.board);
+                    grandchildren.push((g.board, v));
+                    let gain = g.gain as i32;
+                    best = best.max(if g.extra_turn { gain + v } else { gain - v });
+                }
+                children.push((c.board, best));
+            }
+            for (k, fail_soft) in [false, true].into_iter().enumerate() {
+                let mut tree = TopTree::new(&game, None, 2, start, 0);
+                tree.fail_soft = fail_soft;
+                let mut facts = Facts::default();
+                // The first guess needs its board's exact value.
+                let guess = match tree.guess_path().end {
+                    GuessEnd::Unit(board) => Some(board),
+                    GuessEnd::Value(_) => None,
+                };
+                for (i, &(board, v)) in grandchildren.iter().enumerate() {
+                    if exact(&game, None, board).is_some() {
+                        continue;
+                    }
+                    // Some exact, some only bounded around the value.
+                    let (below, above) = (2 * (i % 3) as i32, 2 * (i / 3 % 2) as i32);
+                    if below + above == 0 || Some(board) == guess {
+                        facts.add(UnitKey { board, beta: EXACT }, Verdict::Exact(v));
+                    } else {
+                        facts.add_known(&Known {
+                            board,
+                            lower: Some(v - below),
+                            upper: Some(v + above),
+                        });
+                    }
+                }
+                tree.plan(&mut facts).unwrap();
+                for &(board, v) in &children {
+                    let n = facts.node(board);
+                    let (lower, upper) = facts.bounds(n);
+                    assert!(
+                        lower <= v && v <= upper,
+                        "{fail_soft}: {v} in [{lower}, {upper}]"
+                    );
+                    let s = board.seeds() as i64;
+                    width[k] += i64::from(upper).min(s) - i64::from(lower).max(-s);
+                }
+            }
+        }
+        assert!(
+            width[1] < width[0],
+            "fail-soft {} against fail-hard {}",
+            width[1],
+            width[0]
+        );
+    }
 
     /// A plan on many workers walks no more of the top tree than its
     /// lists need: with nothing known, the first plan of Kalah(6,4) on 64

@@ -58,6 +58,8 @@ pub struct SimResult {
     pub ahead: usize,
     /// The top tree's [`TopTree::cut_early`].
     pub cut_early: u32,
+    /// The top tree's [`TopTree::fail_soft`].
+    pub fail_soft: bool,
     /// Simulated seconds from the first unit to the answer.
     pub seconds: f64,
     /// Worker-seconds spent on units (cancelled ones included).
@@ -112,6 +114,7 @@ impl SimResult {
             workers,
             ahead: tree.ahead,
             cut_early: tree.cut_early,
+            fail_soft: tree.fail_soft,
             seconds: done.seconds,
             busy_seconds: busy,
             longest_unit: longest,

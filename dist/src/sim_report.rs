@@ -88,6 +88,9 @@ pub struct SimReport {
     /// Sowings above the frontier at which a cut node is a unit
     /// (`--cut-early`).
     pub cut_early: u32,
+    /// Whether top-tree nodes learn their children's bounds (false:
+    /// `--fail-hard`).
+    pub fail_soft: bool,
     /// Records used (the run's and filled ones) and their nodes.
     pub recorded_units: usize,
     pub recorded_nodes: u64,
@@ -195,6 +198,7 @@ impl SimReport {
             lazy: dispatch.lazy,
             ahead: rows.first().map_or(0, |r| r.ahead),
             cut_early: rows.first().map_or(0, |r| r.cut_early),
+            fail_soft: rows.first().is_none_or(|r| r.fail_soft),
             recorded_units: records.len(),
             recorded_nodes: records.iter().map(|r| r.nodes).sum(),
             filled_units: records.iter().filter(|r| r.filled).count(),
@@ -218,7 +222,7 @@ impl SimReport {
         if let Some(e) = &self.emulation {
             let _ = writeln!(
                 o,
-                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes up to {} sowings above the frontier as units, {} s dispatch latency",
+                "emulation of {}'s game, rules, tables, frontier and budget: every unit solved here on its simulated worker's {} ({} threads), its time its nodes at {:.3e} nodes/s; presplit {}, preemption {}, affinity {}, {} root tests ahead, cut nodes up to {} sowings above the frontier as units, {}, {} s dispatch latency",
                 self.work,
                 if e.rank_workers > 1 {
                     format!(
@@ -236,6 +240,7 @@ impl SimReport {
                 if self.affinity { "on" } else { "off" },
                 self.ahead,
                 self.cut_early,
+                if self.fail_soft { "fail-soft" } else { "fail-hard" },
                 self.latency
             );
             if e.share_work > 0 {

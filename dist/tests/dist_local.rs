@@ -78,7 +78,10 @@ fn values_and_perfect_games_match_the_solver() {
         let rules = Rules { capture, end };
         let game = Game::new(pits, rules);
         let start = Position::start(pits, seeds).unwrap();
-        let tree = TopTree::new(&game, None, frontier, start, 0);
+        // Fail-hard too: `--fail-hard` must not change a value.
+        let fail_soft = pits != 4;
+        let mut tree = TopTree::new(&game, None, frontier, start, 0);
+        tree.fail_soft = fail_soft;
         let done = coordinate(
             &tree,
             &identity(pits, rules),
@@ -88,7 +91,11 @@ fn values_and_perfect_games_match_the_solver() {
             SETTINGS,
         )
         .unwrap();
-        let name = format!("Kalah({pits},{seeds}) {}", rules.slug());
+        let name = format!(
+            "Kalah({pits},{seeds}) {}{}",
+            rules.slug(),
+            if fail_soft { "" } else { " fail-hard" }
+        );
         assert_eq!(done.solved.value, reference(&game, &start), "{name}");
         let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
         assert_eq!(
