@@ -1154,7 +1154,7 @@ fn ordered(game: &Game, board: Board) -> Children {
 
 #[cfg(test)]
 mod tests {
-    use super::{exact, GuessEnd, Mtdf, TopTree};
+    use super::{exact, ordered, GuessEnd, Mtdf, TopTree};
     use crate::facts::Facts;
     use crate::unit::{Known, UnitKey, Verdict, EXACT};
     use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules};
@@ -1186,14 +1186,11 @@ mod tests {
             );
             let start = Position::start(pits, seeds).unwrap();
             let sown = |b: Board| {
-                let mut out = Vec::new();
-                let mut moves = game.moves(b);
-                while moves != 0 {
-                    let house = moves.trailing_zeros() as usize;
-                    moves &= moves - 1;
-                    out.push(game.sow(b, house));
-                }
-                out
+                ordered(&game, b)
+                    .as_slice()
+                    .iter()
+                    .map(|c| c.sown)
+                    .collect::<Vec<_>>()
             };
             let mut made = 7u32;
             let mut value = |b: Board| {
