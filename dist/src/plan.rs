@@ -11,9 +11,10 @@
 //!
 //! # The search
 //!
-//! 1. A first guess: the exact value of the frontier board reached by
-//!    following the best child of a shallow search from the root (one
-//!    [`EXACT`] unit), plus the gains along that path.
+//! 1. A first guess: the exact value of the board reached by following
+//!    the best child of a shallow search from the root to
+//!    [`TopTree::guess_beyond`] sowings past the frontier (one [`EXACT`]
+//!    unit), plus the gains along that path.
 //! 2. MTD(f) at the root with boolean tests: `value >= beta` for a
 //!    sequence of bounds that starts at the guess, moves away from it by
 //!    one step, one step, two, four, ... until a test goes the other way,
@@ -183,6 +184,13 @@ pub struct TopTree<'a> {
     /// up, they decide later tests (a root test among them) without
     /// units. `false`: the test's bound only (fail-hard).
     pub fail_soft: bool,
+    /// Sowings past the frontier the first guess's path goes on before
+    /// its exact unit ([`TopTree::guess_path`]; [`GUESS_BEYOND`] by
+    /// default). That unit is on every run's critical chain: nothing
+    /// can start the search's tests before the guess, and an exact unit
+    /// is never split; a deeper board's search is a fraction of a
+    /// frontier board's.
+    pub guess_beyond: u32,
     /// [`TopTree::rough_guess`], computed once.
     rough: OnceCell<i32>,
     /// [`TopTree::guess_path`], computed once.
@@ -240,6 +248,7 @@ impl<'a> TopTree<'a> {
             ahead: AHEAD_TESTS,
             cut_early: 0,
             fail_soft: true,
+            guess_beyond: GUESS_BEYOND,
             sizes: Cell::new((0, 0)),
             rough: OnceCell::new(),
             guess_path: OnceCell::new(),
@@ -352,10 +361,10 @@ impl<'a> TopTree<'a> {
         })
     }
 
-    /// The first guess's path: from the start down to the frontier, the
-    /// child a shallow search ([`shallow`], [`GUESS_DEPTH`] sowings) finds
-    /// best, until a finished game, a board the tables hold, or the
-    /// frontier. It depends on the game and the tables only, so it is
+    /// The first guess's path: from the start down, the child a shallow
+    /// search ([`shallow`], [`GUESS_DEPTH`] sowings) finds best, until a
+    /// finished game, a board the tables hold, or
+    /// [`TopTree::guess_beyond`] sowings past the frontier. It depends on the game and the tables only, so it is
     /// walked once (its shallow searches cost more than a replay of the
     /// rest of the top tree).
     fn guess_path(&self) -> &GuessPath {
@@ -368,7 +377,7 @@ impl<'a> TopTree<'a> {
                 if let Some(v) = exact(game, probe, board) {
                     break GuessEnd::Value(v);
                 }
-                if depth >= self.frontier {
+                if depth >= self.frontier + self.guess_beyond {
                     break GuessEnd::Unit(board);
                 }
                 // The first of the best in the engine's order.
@@ -675,7 +684,7 @@ impl Pass<'_, '_> {
 
     /// The first guess ([`TopTree::guess_path`]): the exact value where
     /// the path ends, the gains along the path added. `None` while it
-    /// waits on the exact unit of the frontier board the path reaches.
+    /// waits on the exact unit of the board the path reaches.
     /// Only that unit is read from the facts (never a bound a test
     /// derived), so every replay makes the same guess.
     fn guess(&mut self) -> Option<i32> {
@@ -937,7 +946,7 @@ struct GuessStep {
 enum GuessEnd {
     /// A finished game or a board the tables hold: its exact value.
     Value(i32),
-    /// A frontier board: its exact unit.
+    /// A board past the frontier: its exact unit.
     Unit(Board),
 }
 
@@ -1054,6 +1063,10 @@ impl Above {
 
 /// Sowings of the shallow search that picks the first guess's path.
 const GUESS_DEPTH: u32 = 6;
+
+/// Sowings past the frontier the first guess's path goes on, by default
+/// ([`TopTree::guess_beyond`]).
+pub const GUESS_BEYOND: u32 = 3;
 
 /// Sowings of the shallow search that orders the top tree's children.
 const ORDER_DEPTH: u32 = 4;
@@ -1219,6 +1232,8 @@ mod tests {
             for (k, fail_soft) in [false, true].into_iter().enumerate() {
                 let mut tree = TopTree::new(&game, None, 2, start, 0);
                 tree.fail_soft = fail_soft;
+                // The guess's unit among the grandchildren.
+                tree.guess_beyond = 0;
                 let mut facts = Facts::default();
                 // The first guess needs its board's exact value.
                 let guess = match tree.guess_path().end {
@@ -1317,6 +1332,76 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// How close the first guess is to the value, and what its unit
+    /// costs, with the guess's path ending 0 to 6 sowings past the
+    /// frontier (8), over small games of both capture rules solved
+    /// without tables. A survey, run by hand: `cargo test --release -p
+    /// kalah-dist guess_depth_survey -- --ignored --nocapture`
+    /// (docs/PERFORMANCE.md).
+    #[test]
+    #[ignore = "a survey of minutes, run by hand"]
+    fn guess_depth_survey() {
+        use crate::worker::UnitSolver;
+        let mut total = [(0i64, 0u64); 7];
+        for (pits, seeds) in [
+            (4, 3),
+            (4, 4),
+            (4, 5),
+            (4, 6),
+            (5, 3),
+            (5, 4),
+            (6, 3),
+            (5, 5),
+        ] {
+            for capture in [CaptureRule::Empty, CaptureRule::Standard] {
+                let game = Game::new(
+                    pits,
+                    Rules {
+                        capture,
+                        end: EndRule::Sweep,
+                    },
+                );
+                let start = Position::start(pits, seeds).unwrap();
+                let exact_of = |board: Board| {
+                    let solver = UnitSolver::new(game.clone(), None, 256).unwrap();
+                    let a = solver.solve(UnitKey { board, beta: EXACT }, 0, || false);
+                    match a.verdict {
+                        Some(Verdict::Exact(v)) => (v, a.nodes),
+                        other => panic!("an exact unit answered {other:?}"),
+                    }
+                };
+                let (value, root_nodes) = exact_of(start.board());
+                let mut row =
+                    format!("{pits},{seeds} {capture:?}: value {value:+} ({root_nodes} nodes);");
+                for (beyond, sum) in total.iter_mut().enumerate() {
+                    let mut tree = TopTree::new(&game, None, 8, start, 0);
+                    tree.guess_beyond = beyond as u32;
+                    let path = tree.guess_path();
+                    let (end, nodes) = match path.end {
+                        GuessEnd::Value(v) => (v, 0),
+                        GuessEnd::Unit(board) => exact_of(board),
+                    };
+                    let guess = path.steps.iter().rev().fold(end, |v, s| {
+                        if s.extra_turn {
+                            s.gain + v
+                        } else {
+                            s.gain - v
+                        }
+                    });
+                    let s = start.board().seeds() as i32;
+                    assert!((-s..=s).contains(&guess), "guess {guess}");
+                    sum.0 += i64::from((guess - value).abs());
+                    sum.1 += nodes;
+                    row += &format!(" {beyond}: {guess:+} ({nodes})");
+                }
+                println!("{row}");
+            }
+        }
+        for (beyond, (error, nodes)) in total.iter().enumerate() {
+            println!("beyond {beyond}: summed |error| {error}, summed unit nodes {nodes}");
         }
     }
 }
