@@ -1172,6 +1172,18 @@ mod tests {
     use crate::unit::{Known, UnitKey, Verdict, EXACT};
     use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules};
 
+    /// The game of `pits` houses a side, `capture`, the rest swept to its
+    /// owner's store at the end.
+    fn sweep_game(pits: usize, capture: CaptureRule) -> Game {
+        Game::new(
+            pits,
+            Rules {
+                capture,
+                end: EndRule::Sweep,
+            },
+        )
+    }
+
     /// Fail-soft: a node decided from its children's facts learns the
     /// bound they give, never a wrong one. Every board two sowings below
     /// the start of a few small games gets a value (made up, of the right
@@ -1190,13 +1202,7 @@ mod tests {
             (3, 4, CaptureRule::Standard),
             (6, 2, CaptureRule::Empty),
         ] {
-            let game = Game::new(
-                pits,
-                Rules {
-                    capture,
-                    end: EndRule::Sweep,
-                },
-            );
+            let game = sweep_game(pits, capture);
             let start = Position::start(pits, seeds).unwrap();
             let sown = |b: Board| {
                 ordered(&game, b)
@@ -1357,13 +1363,7 @@ mod tests {
             (5, 5),
         ] {
             for capture in [CaptureRule::Empty, CaptureRule::Standard] {
-                let game = Game::new(
-                    pits,
-                    Rules {
-                        capture,
-                        end: EndRule::Sweep,
-                    },
-                );
+                let game = sweep_game(pits, capture);
                 let start = Position::start(pits, seeds).unwrap();
                 let exact_of = |board: Board| {
                     let solver = UnitSolver::new(game.clone(), None, 256).unwrap();
