@@ -82,7 +82,9 @@ pub struct Settings {
     /// A test unanswered after this fraction of the time its budget
     /// takes (at the node rate of the answers so far) is hot: its
     /// children's tests are planned beside it for idle workers
-    /// ([`TopTree::plan_hot`]). 0: never; no effect without a budget.
+    /// ([`TopTree::plan_hot`]). A test handed out from below a hot unit
+    /// turns hot sooner ([`BELOW_HOT_SOONER`]). 0: never; no effect
+    /// without a budget.
     pub presplit: f64,
     /// A unit the search needs that finds no idle worker takes the worker
     /// of the speculative unit issued last (which is stopped; it is asked
@@ -243,6 +245,31 @@ struct Flight {
     stopped: Option<Stop>,
     /// Handed out as speculation (see [`UnitRecord::speculative`]).
     speculative: bool,
+    /// Handed out as a test below a hot unit ([`Plan::hot`]).
+    below_hot: bool,
+}
+
+/// How much sooner than [`Settings::presplit`] says a test handed out
+/// below a hot unit turns hot itself: the child of a unit that ran long
+/// is likely to run long too, and the sooner its own children are
+/// planned, the sooner a descent through a large subtree reaches units
+/// that answer (docs/PERFORMANCE.md, "tests below hot units hot sooner").
+/// Every other unit waits the whole fraction: most of them answer before
+/// their budget, and planning their children costs plans and nodes.
+pub const BELOW_HOT_SOONER: f64 = 0.5;
+
+impl Flight {
+    /// When the flight turns hot, where a test turns hot `after` seconds
+    /// after its issue ([`Settings::presplit`]); one below a hot unit
+    /// sooner ([`BELOW_HOT_SOONER`]).
+    fn hot_at(&self, after: f64) -> f64 {
+        let after = if self.below_hot {
+            after * BELOW_HOT_SOONER
+        } else {
+            after
+        };
+        self.issued_at + after
+    }
 }
 
 /// Where answers go: the work directory (a real run) or nowhere (a
@@ -356,7 +383,7 @@ pub fn coordinate(
                     .iter()
                     .flatten()
                     .filter(|f| {
-                        f.stopped.is_none() && f.key.beta != EXACT && f.issued_at + after <= clock
+                        f.stopped.is_none() && f.key.beta != EXACT && f.hot_at(after) <= clock
                     })
                     .map(|f| f.key)
                     .collect(),
@@ -439,7 +466,7 @@ pub fn coordinate(
                 .iter()
                 .flatten()
                 .filter(|f| f.stopped.is_none() && f.key.beta != EXACT && !hot.contains(&f.key))
-                .map(|f| f.issued_at + after)
+                .map(|f| f.hot_at(after))
                 .min_by(f64::total_cmp)
                 .filter(|&t| t > clock)
         });
@@ -703,6 +730,7 @@ impl Hand {
                 waited_on: wanted.units.get(&key).and_then(|w| w.since),
                 stopped: None,
                 speculative: i >= plan.required,
+                below_hot: (plan.required..plan.required + plan.hot).contains(&i),
             });
             if let Some(before) = self.last_worker.insert(key.board, w) {
                 counts.repeat_issues += 1;
@@ -1156,6 +1184,29 @@ mod tests {
         fn spend(&mut self, seconds: f64) {
             self.spent += seconds;
         }
+    }
+
+    /// A test handed out below a hot unit turns hot sooner than others
+    /// issued at the same time; a test of neither kind waits the whole
+    /// fraction of its budget's time.
+    #[test]
+    fn tests_below_hot_units_turn_hot_sooner() {
+        let flight = |below_hot| Flight {
+            key: UnitKey {
+                board: board(10),
+                beta: 2,
+            },
+            seq: 0,
+            issued_at: 1.0,
+            issued_after: 0,
+            waited_on: None,
+            stopped: None,
+            speculative: true,
+            below_hot,
+        };
+        assert_eq!(flight(false).hot_at(0.2), 1.2);
+        assert_eq!(flight(true).hot_at(0.2), 1.0 + 0.2 * BELOW_HOT_SOONER);
+        assert!(flight(true).hot_at(0.2) < flight(false).hot_at(0.2));
     }
 
     /// The coordinator is charged its own thread's work between the

@@ -88,8 +88,8 @@ struct SolveArgs {
     unit_budget: u64,
     /// A test still unanswered after this fraction of the time its unit
     /// budget takes is likely to be split: its board's children are
-    /// handed to idle workers beside it (0: never; no effect without
-    /// --unit-budget).
+    /// handed to idle workers beside it; such a child turns hot after
+    /// half the fraction (0: never; no effect without --unit-budget).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
     presplit: f64,
     /// Never stop a speculative unit to free its worker for a unit the
