@@ -451,12 +451,16 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
                 }
                 let shared = world.serve(&slots).map_err(CliError::Failure)?;
                 if sharing {
-                    eprintln!(
-                        "kalah-dist (rank {}): shared {} table entries with the other worker ranks, took {} from them",
+                    // One write: `eprintln!` writes a line in pieces, and
+                    // under mpirun the ranks' stderr meet in one stream,
+                    // where another rank's line could land between them.
+                    let line = format!(
+                        "kalah-dist (rank {}): shared {} table entries with the other worker ranks, took {} from them\n",
                         world.rank(),
                         shared.sent,
                         shared.taken
                     );
+                    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
                 }
                 Ok(())
             })

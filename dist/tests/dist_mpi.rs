@@ -217,7 +217,10 @@ fn worker_ranks_sharing_table_entries_give_the_value() {
         .lines()
         .filter(|l| l.contains("table entries with the other worker ranks"))
         .map(|l| {
-            let n: Vec<u64> = l
+            // The numbers after "shared" (a line another rank's output
+            // ran into keeps its own numbers before it).
+            let at = l.rfind("shared ").unwrap_or(0);
+            let n: Vec<u64> = l[at..]
                 .split_whitespace()
                 .filter_map(|w| w.parse().ok())
                 .collect();
