@@ -410,6 +410,16 @@ fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), CliError> {
     ))
 }
 
+/// Writes `kalah-dist (rank R): TEXT` and a newline to stderr in one
+/// write: `eprintln!` writes a line in pieces, and under mpirun the
+/// ranks' stderr meet in one stream, where another rank's line could
+/// land between the pieces.
+#[cfg(feature = "mpi")]
+fn rank_line(rank: i32, text: &str) {
+    let line = format!("kalah-dist (rank {rank}): {text}\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+}
+
 #[cfg(feature = "mpi")]
 fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
     use kalah_dist::mpi_engine::{MpiEngine, World};
@@ -451,23 +461,20 @@ fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
                 }
                 let shared = world.serve(&slots).map_err(CliError::Failure)?;
                 if sharing {
-                    // One write: `eprintln!` writes a line in pieces, and
-                    // under mpirun the ranks' stderr meet in one stream,
-                    // where another rank's line could land between them.
-                    let line = format!(
-                        "kalah-dist (rank {}): shared {} table entries with the other worker ranks, took {} from them\n",
+                    rank_line(
                         world.rank(),
-                        shared.sent,
-                        shared.taken
+                        &format!(
+                            "shared {} table entries with the other worker ranks, took {} from them",
+                            shared.sent, shared.taken
+                        ),
                     );
-                    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
                 }
                 Ok(())
             })
     };
     if let Err(e) = &result {
         // One rank failing ends them all: the others would wait forever.
-        eprintln!("kalah-dist (rank {}): {e}", world.rank());
+        rank_line(world.rank(), &e.to_string());
         world.abort(if matches!(e, CliError::Input(_)) {
             2
         } else {
