@@ -72,6 +72,15 @@ pub trait Engine {
     fn ready(&mut self) -> Result<Option<Reply>, String> {
         Ok(None)
     }
+    /// Whether the engine wants [`Engine::needed`] told (a simulated one
+    /// may search the units the search needs faster than speculation).
+    fn tracks_need(&self) -> bool {
+        false
+    }
+    /// Unit `seq` on `worker` is one the search needs now (`needed`), or
+    /// speculation; told after every hand-out when
+    /// [`Engine::tracks_need`].
+    fn needed(&mut self, _worker: usize, _seq: u64, _needed: bool) {}
 }
 
 /// How the coordinator runs.
@@ -450,6 +459,14 @@ pub fn coordinate(
         if settings.preempt {
             preempt(plan, &mut flight, engine, &wanted.units)?;
         }
+        if engine.tracks_need() {
+            for (w, f) in flight.iter().enumerate() {
+                if let Some(f) = f.as_ref().filter(|f| f.stopped.is_none()) {
+                    let needed = wanted.units.get(&f.key).is_some_and(|x| x.born.is_some());
+                    engine.needed(w, f.seq, needed);
+                }
+            }
+        }
         if flight.iter().all(Option::is_none) {
             if !fresh {
                 // The last plan's units are all answered: a new one.
@@ -621,6 +638,14 @@ impl Engine for Timed<'_> {
 
     fn ready(&mut self) -> Result<Option<Reply>, String> {
         self.timed(|e| e.ready())
+    }
+
+    fn tracks_need(&self) -> bool {
+        self.inner.tracks_need()
+    }
+
+    fn needed(&mut self, worker: usize, seq: u64, needed: bool) {
+        self.timed(|e| e.needed(worker, seq, needed));
     }
 }
 

@@ -40,7 +40,8 @@
 //! * a unit's search on a simulated worker is the one a real worker with a
 //!   table of [`EmuSettings::tt_mb`] MiB (or its machine's shared one)
 //!   and the same earlier units makes;
-//!   the node rate is the same for every unit and worker;
+//!   the node rate is the same for every unit and worker (unless
+//!   [`EmuSettings::needed_speed`], a what-if, says otherwise);
 //! * a test is split when its search passes the unit budget, as a real
 //!   worker's is (within 1,024 nodes of it);
 //! * the coordinator's own work (taking answers in, planning the top
@@ -50,8 +51,13 @@
 //!   the time it took here, outside the engine's calls (answers that
 //!   come meanwhile wait for the next plan): the coordinator thread's CPU
 //!   time, which depends on this machine's speed, not on the emulation's
-//!   threads beside it;
+//!   threads beside it (times [`EmuSettings::plan_cost`], a what-if);
 //! * workers are identical and never fail.
+//!
+//! The two what-ifs ([`EmuSettings::needed_speed`],
+//! [`EmuSettings::plan_cost`]) bound what a faster coordinator and
+//! threads inside a unit could give; with both at 1 the figures are a
+//! measurement.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -117,6 +123,16 @@ pub struct EmuSettings {
     /// The least work of a table entry one machine hands the others
     /// (0: none, every machine keeps its table to itself).
     pub share_work: u8,
+    /// A what-if, 1 for a measurement: a unit searches at this many
+    /// times the rate while the search needs it (not as speculation),
+    /// as if its machine gave it that many cores at no cost to the other
+    /// units and with no loss to splitting. Bounds what threads inside
+    /// a unit could give; predicts nothing.
+    pub needed_speed: f64,
+    /// With [`EmuSettings::charge_plans`]: the coordinator's own work
+    /// passes on the clock at this many times the CPU time it took here
+    /// (a what-if below 1: a faster coordinator; 1 for a measurement).
+    pub plan_cost: f64,
 }
 
 /// An emulated run: the simulation's account of it, the answer, and what
@@ -174,17 +190,41 @@ struct Running {
     known: Vec<Known>,
     /// The child a stopped search was in ([`crate::worker::inside`]).
     inside: Option<u8>,
+    /// Since simulated time `mark.0`, when it had searched `mark.1`
+    /// nodes, it searches at `speed` times the rate
+    /// ([`EmuSettings::needed_speed`]); it starts at `(began + latency,
+    /// 0)` and speed 1.
+    mark: (f64, u64),
+    speed: f64,
 }
 
 impl Running {
     /// The earliest it can end: after the nodes already searched.
-    fn earliest(&self, rate: f64, latency: f64) -> f64 {
-        self.end.unwrap_or(self.ends_after(self.at, rate, latency))
+    fn earliest(&self, rate: f64) -> f64 {
+        self.end.unwrap_or(self.ends_after(self.at, rate))
     }
 
-    /// When it ends after `nodes` nodes.
-    fn ends_after(&self, nodes: u64, rate: f64, latency: f64) -> f64 {
-        self.began + latency + nodes as f64 / rate
+    /// When it ends after `nodes` nodes (at least [`Running::mark`]'s),
+    /// the dispatch latency included.
+    fn ends_after(&self, nodes: u64, rate: f64) -> f64 {
+        self.mark.0 + (nodes as f64 - self.mark.1 as f64) / (rate * self.speed)
+    }
+
+    /// The nodes it has searched by simulated time `t`: those of its mark
+    /// before the mark.
+    fn nodes_at(&self, t: f64, rate: f64) -> f64 {
+        self.mark.1 as f64 + (t - self.mark.0).max(0.0) * rate * self.speed
+    }
+
+    /// Searches at `speed` times the rate from `clock` on (from its mark,
+    /// if that is later); an ended unit keeps its end.
+    fn set_speed(&mut self, clock: f64, rate: f64, speed: f64) {
+        if self.end.is_some() || speed == self.speed {
+            return;
+        }
+        let t = clock.max(self.mark.0);
+        self.mark = (t, self.nodes_at(t, rate).floor() as u64);
+        self.speed = speed;
     }
 
     /// The nodes past which a test is split (`None`: an exact unit, or no
@@ -201,10 +241,10 @@ impl Running {
     }
 
     /// Answered (`Some` verdict, or split) after `nodes` nodes.
-    fn settle(&mut self, verdict: Option<Verdict>, nodes: u64, rate: f64, latency: f64) {
+    fn settle(&mut self, verdict: Option<Verdict>, nodes: u64, rate: f64) {
         self.verdict = verdict;
         self.nodes = nodes;
-        self.end = Some(self.ends_after(nodes, rate, latency));
+        self.end = Some(self.ends_after(nodes, rate));
     }
 }
 
@@ -300,13 +340,13 @@ impl EmuEngine<'_> {
     ///
     /// Returns whether any unit searched.
     fn advance(&mut self, horizon: f64) -> bool {
-        let (rate, latency) = (self.settings.rate, self.settings.latency);
+        let rate = self.settings.rate;
         let open: Vec<f64> = self
             .running
             .iter()
             .flatten()
             .filter(|r| r.end.is_none())
-            .map(|r| r.earliest(rate, latency))
+            .map(|r| r.earliest(rate))
             .collect();
         // No answer known and no deadline: the first unit to end is the
         // next event, so all search on in steps of a quarter of the
@@ -322,11 +362,11 @@ impl EmuEngine<'_> {
         let behind: Vec<(usize, u64)> = (0..self.running.len())
             .filter_map(|w| {
                 let r = self.running[w].as_ref()?;
-                if r.end.is_some() || r.earliest(rate, latency) >= horizon {
+                if r.end.is_some() || r.earliest(rate) >= horizon {
                     return None;
                 }
                 let limit = if horizon.is_finite() {
-                    (((horizon - r.began - latency) * rate).ceil() as u64).max(r.at + MIN_SLICE)
+                    (r.nodes_at(horizon, rate).ceil() as u64).max(r.at + MIN_SLICE)
                 } else {
                     u64::MAX
                 };
@@ -361,7 +401,7 @@ impl EmuEngine<'_> {
     /// Takes in where worker `w`'s search waits, once its gate was opened:
     /// paused past its budget, it is split; finished, it is answered.
     fn take_in(&mut self, w: usize) {
-        let (rate, latency) = (self.settings.rate, self.settings.latency);
+        let rate = self.settings.rate;
         let stop = self.workers[w].as_ref().expect("started").gate.stopped();
         let r = self.running[w].as_mut().expect("a running unit");
         match stop {
@@ -370,14 +410,14 @@ impl EmuEngine<'_> {
                 if r.split_budget().is_some_and(|budget| n > budget) {
                     let (_, nodes) = self.stop_search(w);
                     let r = self.running[w].as_mut().expect("a running unit");
-                    r.settle(Some(Verdict::Split), nodes, rate, latency);
+                    r.settle(Some(Verdict::Split), nodes, rate);
                 }
             }
             GateStop::Finished => {
                 let (result, nodes) = self.stop_search(w);
                 let r = self.running[w].as_mut().expect("a running unit");
                 // A search that was never stopped returns its answer.
-                r.settle(result.ok(), nodes, rate, latency);
+                r.settle(result.ok(), nodes, rate);
             }
         }
     }
@@ -453,8 +493,26 @@ impl Engine for EmuEngine<'_> {
             nodes: 0,
             known: Vec::new(),
             inside: None,
+            mark: (self.clock + self.settings.latency, 0),
+            speed: 1.0,
         });
         Ok(())
+    }
+
+    fn tracks_need(&self) -> bool {
+        self.settings.needed_speed != 1.0
+    }
+
+    fn needed(&mut self, worker: usize, seq: u64, needed: bool) {
+        let speed = if needed {
+            self.settings.needed_speed
+        } else {
+            1.0
+        };
+        let (clock, rate) = (self.clock, self.settings.rate);
+        if let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) {
+            r.set_speed(clock, rate, speed);
+        }
     }
 
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
@@ -462,11 +520,11 @@ impl Engine for EmuEngine<'_> {
         let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) else {
             return Ok(());
         };
-        if r.end.is_none() && r.search.is_some() && r.earliest(rate, latency) <= clock + latency {
+        if r.end.is_none() && r.search.is_some() && r.earliest(rate) <= clock + latency {
             // Still searching, and it may end before the stop reaches it:
             // it searches on to the nodes that take it there, or only to
             // its budget's split if that comes first.
-            let limit = r.gate_limit(((clock - r.began) * rate).floor().max(0.0) as u64);
+            let limit = r.gate_limit(r.nodes_at(clock + latency, rate).floor() as u64);
             if limit > r.at {
                 self.workers[worker]
                     .as_ref()
@@ -481,14 +539,14 @@ impl Engine for EmuEngine<'_> {
             // It answers before the stop reaches it.
             return Ok(());
         }
-        let began = r.began;
+        let nodes = r.nodes_at(clock + latency, rate) as u64;
         if r.search.is_some() {
             let _ = self.stop_search(worker);
         }
         let r = self.running[worker].as_mut().expect("found above");
         r.end = Some(clock + latency);
         r.verdict = None;
-        r.nodes = ((clock - began).max(0.0) * rate) as u64;
+        r.nodes = nodes;
         Ok(())
     }
 
@@ -544,7 +602,7 @@ impl Engine for EmuEngine<'_> {
 
     fn spend(&mut self, seconds: f64) {
         if self.settings.charge_plans {
-            self.clock += seconds;
+            self.clock += seconds * self.settings.plan_cost;
         }
     }
 

@@ -287,6 +287,19 @@ struct SimArgs {
     /// stored in. 0: each machine's table is its own.
     #[arg(long, value_name = "WORK", default_value_t = 0, requires = "emulate")]
     share_work: u8,
+    /// With --emulate, a what-if (the figures are then no measurement):
+    /// a unit searches at K times the rate while the search needs it
+    /// (speculation at the rate), as if its machine gave it K cores at no
+    /// cost to its other units and with nothing lost to splitting its
+    /// search. An upper bound on what threads inside a unit could give.
+    #[arg(long, value_name = "K", default_value_t = 1.0, requires = "emulate", value_parser = positive)]
+    needed_speed: f64,
+    /// With --charge-plans, a what-if (the figures are then no
+    /// measurement): the coordinator's own work passes on the clock at
+    /// FACTOR times the CPU time it took here (0.5: a coordinator twice
+    /// as fast as this machine's; 0: as without --charge-plans).
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, requires = "charge_plans", value_parser = non_negative)]
+    plan_cost: f64,
     /// With --emulate: write every unit of each emulated run, answered or
     /// stopped, as one JSON record a line (a work directory's record
     /// fields, docs/json.md) to this file; with several worker counts,
@@ -732,6 +745,8 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             progress_every: 60.0,
             charge_plans: a.charge_plans,
             share_work: a.share_work,
+            needed_speed: a.needed_speed,
+            plan_cost: a.plan_cost,
         };
         let mut rows = Vec::new();
         let mut runs = Vec::new();
@@ -787,6 +802,8 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             rank_workers: a.rank_workers,
             share_work: a.share_work,
             threads,
+            needed_speed: a.needed_speed,
+            plan_cost: a.plan_cost,
             runs,
         });
         print(&out);
@@ -945,6 +962,15 @@ fn positive(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
         Ok(f) => Err(format!("{f} is not a number above 0")),
+        Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
+}
+
+/// A finite number of at least 0 (clap's parser for factors that may be 0).
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f >= 0.0 => Ok(f),
+        Ok(f) => Err(format!("{f} is not a number of at least 0")),
         Err(e) => Err(format!("{s:?} is not a number: {e}")),
     }
 }

@@ -121,6 +121,12 @@ pub struct EmuReport {
     pub share_work: u8,
     /// Threads of this process solving units.
     pub threads: usize,
+    /// What-ifs (1 in a measurement): units the search needs searched at
+    /// this many times the rate (`--needed-speed`), and the coordinator's
+    /// own work on the clock at this many times its CPU time here
+    /// (`--plan-cost`).
+    pub needed_speed: f64,
+    pub plan_cost: f64,
     pub runs: Vec<EmuRun>,
 }
 
@@ -243,6 +249,22 @@ impl SimReport {
                 if self.fail_soft { "fail-soft" } else { "fail-hard" },
                 self.latency
             );
+            let mut what_ifs = Vec::new();
+            if e.needed_speed != 1.0 {
+                what_ifs.push(format!(
+                    "units the search needs search at {} times the rate",
+                    e.needed_speed
+                ));
+            }
+            if e.plan_cost != 1.0 {
+                what_ifs.push(format!(
+                    "the coordinator's own work costs {} times its CPU time here",
+                    e.plan_cost
+                ));
+            }
+            if !what_ifs.is_empty() {
+                let _ = writeln!(o, "what-if, not a measurement: {}", what_ifs.join("; "));
+            }
             if e.share_work > 0 {
                 let _ = writeln!(
                     o,

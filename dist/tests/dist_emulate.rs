@@ -32,6 +32,8 @@ const SETTINGS: EmuSettings = EmuSettings {
     progress_every: 0.0,
     charge_plans: false,
     share_work: 0,
+    needed_speed: 1.0,
+    plan_cost: 1.0,
 };
 
 #[test]
@@ -206,6 +208,68 @@ fn lazy_plans_plan_less_for_the_same_value() {
     );
 }
 
+/// The what-ifs. One worker runs only units the search needs: at
+/// [`EmuSettings::needed_speed`] `k` each takes its nodes at `k` times the
+/// rate, and its search is the same, node for node. The coordinator's work
+/// charged at [`EmuSettings::plan_cost`] 0 is a run with it off the clock,
+/// to the unit.
+#[test]
+fn what_ifs_speed_needed_units_and_scale_the_coordinators_work() {
+    let rules = Rules {
+        capture: CaptureRule::Empty,
+        end: EndRule::Sweep,
+    };
+    let game = Game::new(4, rules);
+    let start = Position::start(4, 4).unwrap();
+    let identity = RunIdentity {
+        pits: 4,
+        rules: rules.slug(),
+        table_seeds: 0,
+    };
+    let run = |workers: usize, settings: EmuSettings| {
+        let tree = TopTree::new(&game, None, 5, start, workers);
+        emulate(&tree, &identity, &game, None, workers, settings, None).unwrap()
+    };
+    let one = run(1, SETTINGS);
+    let fast = run(
+        1,
+        EmuSettings {
+            needed_speed: 4.0,
+            ..SETTINGS
+        },
+    );
+    assert_eq!(fast.solved.value, one.solved.value);
+    assert_eq!(fast.sim.counts.total_nodes(), one.sim.counts.total_nodes());
+    assert_eq!(fast.sim.counts.speculative_units, 0);
+    let units = (fast.sim.counts.units + fast.sim.counts.cancelled_units) as f64;
+    let expected =
+        fast.sim.counts.total_nodes() as f64 / (4.0 * SETTINGS.rate) + units * SETTINGS.latency;
+    assert!(
+        (fast.sim.seconds - expected).abs() <= 1e-6 * expected + 1e-3,
+        "{} s at 4 times the rate, expected {expected} s ({} s at the rate)",
+        fast.sim.seconds,
+        one.sim.seconds
+    );
+
+    let budget = EmuSettings {
+        budget: 3000,
+        ..SETTINGS
+    };
+    let off = run(32, budget);
+    let free = run(
+        32,
+        EmuSettings {
+            charge_plans: true,
+            plan_cost: 0.0,
+            ..budget
+        },
+    );
+    assert_eq!(free.solved.value, off.solved.value);
+    assert_eq!(free.sim.seconds, off.sim.seconds);
+    assert_eq!(free.sim.counts.units, off.sim.counts.units);
+    assert_eq!(free.sim.counts.total_nodes(), off.sim.counts.total_nodes());
+}
+
 /// `kalah-dist simulate --emulate` over a run's work directory: the JSON
 /// names every worker count's value (the run's), speedup and emulation,
 /// with nothing guessed; the replay's options that mean nothing to an
@@ -270,6 +334,17 @@ fn simulate_emulate_reports_each_worker_count() {
         assert!(r["speedup"].as_f64().unwrap() > 0.0, "{r}");
     }
     assert_eq!(report["runs"][0]["speedup"], 1.0);
+    // A measurement, not a what-if.
+    assert_eq!(report["emulation"]["needed_speed"], 1.0);
+    assert_eq!(report["emulation"]["plan_cost"], 1.0);
+    for what_if in [
+        &["--plan-cost", "0.5"][..],
+        &["--charge-plans", "--plan-cost", "-1"],
+        &["--needed-speed", "0"],
+    ] {
+        let refused = emulate(what_if);
+        assert!(!refused.status.success(), "{what_if:?}");
+    }
     let refused = emulate(&["--fill"]);
     assert!(!refused.status.success());
     assert!(
