@@ -164,22 +164,31 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
     }
 }
 
-/// Lazy plans ([`Settings::lazy`]): answers only of units the last plan
-/// had as speculation make no new plan, so a run on many workers plans
-/// less, with the same value and a perfect game that replays to it.
-#[test]
-fn lazy_plans_plan_less_for_the_same_value() {
+/// Kalah(4,4) under empty capture, its start and a run's identity
+/// without tables.
+fn kalah_4_4_ec() -> (Game, Position, RunIdentity) {
     let rules = Rules {
         capture: CaptureRule::Empty,
         end: EndRule::Sweep,
     };
-    let game = Game::new(4, rules);
-    let start = Position::start(4, 4).unwrap();
     let identity = RunIdentity {
         pits: 4,
         rules: rules.slug(),
         table_seeds: 0,
     };
+    (
+        Game::new(4, rules),
+        Position::start(4, 4).unwrap(),
+        identity,
+    )
+}
+
+/// Lazy plans ([`Settings::lazy`]): answers only of units the last plan
+/// had as speculation make no new plan, so a run on many workers plans
+/// less, with the same value and a perfect game that replays to it.
+#[test]
+fn lazy_plans_plan_less_for_the_same_value() {
+    let (game, start, identity) = kalah_4_4_ec();
     let value = Solver::new(game.clone(), SearchConfig::default(), None)
         .unwrap()
         .solve(&start)
@@ -215,17 +224,7 @@ fn lazy_plans_plan_less_for_the_same_value() {
 /// to the unit.
 #[test]
 fn what_ifs_speed_needed_units_and_scale_the_coordinators_work() {
-    let rules = Rules {
-        capture: CaptureRule::Empty,
-        end: EndRule::Sweep,
-    };
-    let game = Game::new(4, rules);
-    let start = Position::start(4, 4).unwrap();
-    let identity = RunIdentity {
-        pits: 4,
-        rules: rules.slug(),
-        table_seeds: 0,
-    };
+    let (game, start, identity) = kalah_4_4_ec();
     let run = |workers: usize, settings: EmuSettings| {
         let tree = TopTree::new(&game, None, 5, start, workers);
         emulate(&tree, &identity, &game, None, workers, settings, None).unwrap()
