@@ -457,13 +457,12 @@ pub fn coordinate(
             &mut done.counts,
         )?;
         if settings.preempt {
-            preempt(plan, &mut flight, engine, &wanted.units)?;
+            preempt(plan, &mut flight, engine, &wanted)?;
         }
         if engine.tracks_need() {
             for (w, f) in flight.iter().enumerate() {
                 if let Some(f) = f.as_ref().filter(|f| f.stopped.is_none()) {
-                    let needed = wanted.units.get(&f.key).is_some_and(|x| x.born.is_some());
-                    engine.needed(w, f.seq, needed);
+                    engine.needed(w, f.seq, wanted.required(&f.key));
                 }
             }
         }
@@ -687,6 +686,12 @@ impl Wanted {
             self.born.extend(want.born);
             self.units.insert(*k, want);
         }
+    }
+
+    /// Whether the last plan needs `key` for the search (not as
+    /// speculation).
+    fn required(&self, key: &UnitKey) -> bool {
+        self.units.get(key).is_some_and(|w| w.born.is_some())
     }
 }
 
@@ -982,15 +987,14 @@ fn preempt(
     plan: &Plan,
     flight: &mut [Option<Flight>],
     engine: &mut dyn Engine,
-    wanted: &Map<UnitKey, Want>,
+    wanted: &Wanted,
 ) -> Result<(), String> {
-    let required = |k: &UnitKey| wanted.get(k).is_some_and(|w| w.born.is_some());
     // The required units no live unit runs: a unit is never issued twice
     // while a worker holds it, so each live required unit is one of them.
     let live_required = flight
         .iter()
         .flatten()
-        .filter(|f| f.stopped.is_none() && required(&f.key))
+        .filter(|f| f.stopped.is_none() && wanted.required(&f.key))
         .count();
     let waiting = plan.required.saturating_sub(live_required);
     let stopping = flight
@@ -1007,7 +1011,7 @@ fn preempt(
         .enumerate()
         .filter_map(|(w, f)| {
             f.as_ref()
-                .filter(|f| f.stopped.is_none() && !required(&f.key))
+                .filter(|f| f.stopped.is_none() && !wanted.required(&f.key))
                 .map(|f| (f.issued_at, w))
         })
         .collect();
