@@ -256,6 +256,13 @@ struct Flight {
     speculative: bool,
     /// Handed out as a test below a hot unit ([`Plan::hot`]).
     below_hot: bool,
+    /// The last plan's search needs it ([`Wanted::required`]); set when
+    /// it is handed out and at each plan, so that the loops over every
+    /// worker between plans look nothing up.
+    required: bool,
+    /// In the last plan's set of hot units (handed to
+    /// [`TopTree::plan_hot`]); set at each plan and at hand-out.
+    hot: bool,
 }
 
 /// How much sooner than [`Settings::presplit`] says a test handed out
@@ -432,10 +439,11 @@ pub fn coordinate(
             }
             wanted.refill(&plan, last_answer, done.plans);
             for (w, f) in flight.iter_mut().enumerate() {
-                if let Some(f) = f
-                    .as_mut()
-                    .filter(|f| f.stopped.is_none() && !wanted.units.contains_key(&f.key))
-                {
+                let Some(f) = f.as_mut() else { continue };
+                f.hot = hot.contains(&f.key);
+                let want = wanted.units.get(&f.key);
+                f.required = want.is_some_and(Want::required);
+                if f.stopped.is_none() && want.is_none() {
                     engine.cancel(w, f.seq)?;
                     f.stopped = Some(Stop::Unneeded);
                 }
@@ -444,25 +452,27 @@ pub fn coordinate(
             last = Some(plan);
         }
         let plan = last.as_ref().expect("planned above");
-        // A unit answered since the plan is not handed out again.
-        running.clear();
-        running.extend(flight.iter().flatten().map(|f| f.key));
-        running.extend(answered.iter().copied());
-        hand.out(
-            plan,
-            &running,
-            &mut flight,
-            engine,
-            &wanted,
-            &mut done.counts,
-        )?;
+        if flight.iter().any(Option::is_none) {
+            // A unit answered since the plan is not handed out again.
+            running.clear();
+            running.extend(flight.iter().flatten().map(|f| f.key));
+            running.extend(answered.iter().copied());
+            hand.out(
+                plan,
+                &running,
+                &mut flight,
+                engine,
+                (&wanted, &hot),
+                &mut done.counts,
+            )?;
+        }
         if settings.preempt {
-            preempt(plan, &mut flight, engine, &wanted)?;
+            preempt(plan, &mut flight, engine)?;
         }
         if engine.tracks_need() {
             for (w, f) in flight.iter().enumerate() {
                 if let Some(f) = f.as_ref().filter(|f| f.stopped.is_none()) {
-                    engine.needed(w, f.seq, wanted.required(&f.key));
+                    engine.needed(w, f.seq, f.required);
                 }
             }
         }
@@ -481,7 +491,7 @@ pub fn coordinate(
             flight
                 .iter()
                 .flatten()
-                .filter(|f| f.stopped.is_none() && f.key.beta != EXACT && !hot.contains(&f.key))
+                .filter(|f| f.stopped.is_none() && f.key.beta != EXACT && !f.hot)
                 .map(|f| f.hot_at(after))
                 .min_by(f64::total_cmp)
                 .filter(|&t| t > clock)
@@ -513,7 +523,7 @@ pub fn coordinate(
                 // The answer of a unit the search needed, or of a split
                 // one: a new plan.
                 replan |= record.verdict == Verdict::Split
-                    || wanted.units.get(&key).is_none_or(|w| w.born.is_some());
+                    || wanted.units.get(&key).is_none_or(Want::required);
                 answered.insert(key);
                 if let (Some(Verdict::Split), Some(house), true) =
                     (reply.verdict, reply.inside, settings.resume)
@@ -657,6 +667,15 @@ impl Engine for Timed<'_> {
 struct Want {
     since: Option<u64>,
     born: Option<u64>,
+    /// The last plan that needed it.
+    plan: u64,
+}
+
+impl Want {
+    /// Whether the search needs it (not as speculation).
+    fn required(&self) -> bool {
+        self.born.is_some()
+    }
 }
 
 /// The units the last plan needs.
@@ -664,34 +683,34 @@ struct Want {
 struct Wanted {
     /// Each one's [`Want`].
     units: Map<UnitKey, Want>,
-    /// The same for the plan before (kept to reuse its room).
-    before: Map<UnitKey, Want>,
     /// [`Want::born`] of each required unit, in plan order.
     born: Vec<u64>,
 }
 
 impl Wanted {
-    /// Takes in the units of `plan`, the coordinator's plan number
-    /// `plans`, made after the answer `last_answer`.
+    /// Takes in the units of `plan` (no unit twice), the coordinator's
+    /// plan number `plans`, made after the answer `last_answer`: one
+    /// look-up a unit, each unit the plan before needed updated in place,
+    /// then the units it no longer needs dropped.
     fn refill(&mut self, plan: &Plan, last_answer: Option<u64>, plans: u64) {
-        std::mem::swap(&mut self.units, &mut self.before);
-        self.units.clear();
         self.born.clear();
         for (i, k) in plan.needed.iter().enumerate() {
-            let before = self.before.get(k);
-            let want = Want {
-                since: before.map_or(last_answer, |w| w.since),
-                born: (i < plan.required).then(|| before.and_then(|w| w.born).unwrap_or(plans)),
-            };
+            let required = i < plan.required;
+            let want = self
+                .units
+                .entry(*k)
+                .and_modify(|w| {
+                    w.born = required.then(|| w.born.unwrap_or(plans));
+                    w.plan = plans;
+                })
+                .or_insert(Want {
+                    since: last_answer,
+                    born: required.then_some(plans),
+                    plan: plans,
+                });
             self.born.extend(want.born);
-            self.units.insert(*k, want);
         }
-    }
-
-    /// Whether the last plan needs `key` for the search (not as
-    /// speculation).
-    fn required(&self, key: &UnitKey) -> bool {
-        self.units.get(key).is_some_and(|w| w.born.is_some())
+        self.units.retain(|_, w| w.plan == plans);
     }
 }
 
@@ -723,14 +742,15 @@ struct Hand {
 impl Hand {
     /// Hands units of `plan`, none of those `running`, to the idle
     /// workers ([`assign`]); `wanted` says what each has waited on and
-    /// since when each required one is required.
+    /// since when each required one is required, `hot` which units the
+    /// plan was made with as hot.
     fn out(
         &mut self,
         plan: &Plan,
         running: &Set<UnitKey>,
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
-        wanted: &Wanted,
+        (wanted, hot): (&Wanted, &Set<UnitKey>),
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
@@ -761,6 +781,8 @@ impl Hand {
                 stopped: None,
                 speculative: i >= plan.required,
                 below_hot: (plan.required..plan.required + plan.hot).contains(&i),
+                required: i < plan.required,
+                hot: hot.contains(&key),
             });
             if let Some(before) = self.last_worker.insert(key.board, w) {
                 counts.repeat_issues += 1;
@@ -982,26 +1004,23 @@ impl<'a> Pick<'a> {
 
 /// Stops speculative units, the ones issued last first, while units the
 /// search needs wait for a worker: one stop for each such unit that no
-/// stop already under way will serve.
+/// stop already under way will serve. A flight's [`Flight::required`]
+/// says whether `plan`'s search needs it.
 fn preempt(
     plan: &Plan,
     flight: &mut [Option<Flight>],
     engine: &mut dyn Engine,
-    wanted: &Wanted,
 ) -> Result<(), String> {
     // The required units no live unit runs: a unit is never issued twice
     // while a worker holds it, so each live required unit is one of them.
-    let live_required = flight
-        .iter()
-        .flatten()
-        .filter(|f| f.stopped.is_none() && wanted.required(&f.key))
-        .count();
+    let (mut live_required, mut stopping) = (0, 0);
+    for f in flight.iter().flatten() {
+        match f.stopped {
+            None => live_required += usize::from(f.required),
+            Some(_) => stopping += 1,
+        }
+    }
     let waiting = plan.required.saturating_sub(live_required);
-    let stopping = flight
-        .iter()
-        .flatten()
-        .filter(|f| f.stopped.is_some())
-        .count();
     let stops = waiting.saturating_sub(stopping);
     if stops == 0 {
         return Ok(());
@@ -1011,7 +1030,7 @@ fn preempt(
         .enumerate()
         .filter_map(|(w, f)| {
             f.as_ref()
-                .filter(|f| f.stopped.is_none() && !wanted.required(&f.key))
+                .filter(|f| f.stopped.is_none() && !f.required)
                 .map(|f| (f.issued_at, w))
         })
         .collect();
@@ -1232,10 +1251,47 @@ mod tests {
             stopped: None,
             speculative: true,
             below_hot,
+            required: false,
+            hot: false,
         };
         assert_eq!(flight(false).hot_at(0.2), 1.2);
         assert_eq!(flight(true).hot_at(0.2), 1.0 + 0.2 * BELOW_HOT_SOONER);
         assert!(flight(true).hot_at(0.2) < flight(false).hot_at(0.2));
+    }
+
+    /// A unit keeps the answer it waited on and the plan since which it is
+    /// required while plans go on needing it; one a plan drops starts
+    /// afresh when a later plan needs it again.
+    #[test]
+    fn wanted_units_keep_since_when_while_plans_need_them() {
+        let key = |n| UnitKey {
+            board: board(n),
+            beta: 2,
+        };
+        let (a, b, c, d) = (key(1), key(2), key(3), key(4));
+        let mut p = plan();
+        let mut wanted = Wanted::default();
+        let want = |w: &Wanted, k| w.units.get(&k).map(|w| (w.since, w.born));
+        p.needed = vec![a, b, c];
+        p.required = 2;
+        wanted.refill(&p, Some(5), 1);
+        assert_eq!(want(&wanted, a), Some((Some(5), Some(1))));
+        assert_eq!(want(&wanted, c), Some((Some(5), None)));
+        assert_eq!(wanted.born, [1, 1]);
+        p.needed = vec![c, a, d];
+        wanted.refill(&p, Some(9), 2);
+        assert_eq!(want(&wanted, c), Some((Some(5), Some(2))));
+        assert_eq!(want(&wanted, a), Some((Some(5), Some(1))));
+        assert_eq!(want(&wanted, d), Some((Some(9), None)));
+        assert_eq!(want(&wanted, b), None);
+        assert_eq!(wanted.born, [2, 1]);
+        p.needed = vec![b, a];
+        p.required = 1;
+        wanted.refill(&p, Some(11), 3);
+        assert_eq!(want(&wanted, b), Some((Some(11), Some(3))));
+        assert_eq!(want(&wanted, a), Some((Some(5), None)));
+        assert_eq!(wanted.units.len(), 2);
+        assert_eq!(wanted.born, [3]);
     }
 
     /// The coordinator is charged its own thread's work between the
