@@ -368,7 +368,9 @@ pub fn coordinate(
     // This run's answers, by seq: the critical chain's links and what
     // each waited on.
     let mut answers: Map<u64, (Link, Option<u64>)> = Map::default();
-    let mut running: Set<UnitKey> = Set::default();
+    // By index into the last plan's units: running, or answered since
+    // the plan (not handed out again).
+    let mut busy: Vec<bool> = Vec::new();
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
@@ -385,7 +387,6 @@ pub fn coordinate(
     // ([`Settings::lazy`]), and the units answered since it.
     let mut last: Option<Plan> = None;
     let mut replan = true;
-    let mut answered: Set<UnitKey> = Set::default();
     let mut hot: Set<UnitKey> = Set::default();
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
@@ -438,28 +439,28 @@ pub fn coordinate(
                 return Ok(done);
             }
             wanted.refill(&plan, last_answer, done.plans);
+            busy.clear();
+            busy.resize(plan.needed.len(), false);
             for (w, f) in flight.iter_mut().enumerate() {
                 let Some(f) = f.as_mut() else { continue };
                 f.hot = hot.contains(&f.key);
                 let want = wanted.units.get(&f.key);
                 f.required = want.is_some_and(Want::required);
+                if let Some(want) = want {
+                    busy[want.index] = true;
+                }
                 if f.stopped.is_none() && want.is_none() {
                     engine.cancel(w, f.seq)?;
                     f.stopped = Some(Stop::Unneeded);
                 }
             }
-            answered.clear();
             last = Some(plan);
         }
         let plan = last.as_ref().expect("planned above");
         if flight.iter().any(Option::is_none) {
-            // A unit answered since the plan is not handed out again.
-            running.clear();
-            running.extend(flight.iter().flatten().map(|f| f.key));
-            running.extend(answered.iter().copied());
             hand.out(
                 plan,
-                &running,
+                &mut busy,
                 &mut flight,
                 engine,
                 (&wanted, &hot),
@@ -517,14 +518,22 @@ pub fn coordinate(
             if settings.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
-            if let Some((key, record)) =
-                take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?
-            {
+            let flown = flight
+                .get(reply.worker)
+                .and_then(|f| f.as_ref().map(|f| f.key));
+            let taken = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
+            if taken.is_none() {
+                // Stopped: no worker runs it any more (a unit runs on one
+                // worker at a time).
+                if let Some(want) = flown.and_then(|k| wanted.units.get(&k)) {
+                    busy[want.index] = false;
+                }
+            }
+            if let Some((key, record)) = taken {
                 // The answer of a unit the search needed, or of a split
                 // one: a new plan.
                 replan |= record.verdict == Verdict::Split
                     || wanted.units.get(&key).is_none_or(Want::required);
-                answered.insert(key);
                 if let (Some(Verdict::Split), Some(house), true) =
                     (reply.verdict, reply.inside, settings.resume)
                 {
@@ -669,6 +678,8 @@ struct Want {
     born: Option<u64>,
     /// The last plan that needed it.
     plan: u64,
+    /// Its index in that plan's [`Plan::needed`].
+    index: usize,
 }
 
 impl Want {
@@ -702,11 +713,13 @@ impl Wanted {
                 .and_modify(|w| {
                     w.born = required.then(|| w.born.unwrap_or(plans));
                     w.plan = plans;
+                    w.index = i;
                 })
                 .or_insert(Want {
                     since: last_answer,
                     born: required.then_some(plans),
                     plan: plans,
+                    index: i,
                 });
             self.born.extend(want.born);
         }
@@ -740,14 +753,15 @@ struct Hand {
 }
 
 impl Hand {
-    /// Hands units of `plan`, none of those `running`, to the idle
+    /// Hands units of `plan`, none of those `busy` (by index into
+    /// [`Plan::needed`]; the units handed out are marked), to the idle
     /// workers ([`assign`]); `wanted` says what each has waited on and
     /// since when each required one is required, `hot` which units the
     /// plan was made with as hot.
     fn out(
         &mut self,
         plan: &Plan,
-        running: &Set<UnitKey>,
+        busy: &mut [bool],
         flight: &mut [Option<Flight>],
         engine: &mut dyn Engine,
         (wanted, hot): (&Wanted, &Set<UnitKey>),
@@ -762,7 +776,8 @@ impl Hand {
         };
         let resume = std::mem::take(&mut self.resume);
         let born = self.settings.recent_first.then_some(&wanted.born[..]);
-        for (w, i) in assign(plan, running, &idle, owners, &resume, born) {
+        for (w, i) in assign(plan, busy, &idle, owners, &resume, born) {
+            busy[i] = true;
             let (key, expect) = (plan.needed[i], plan.expect[i]);
             let issue = Issue {
                 key,
@@ -837,7 +852,8 @@ fn near<'a>(board: &'a Board, path: &'a [Board]) -> impl Iterator<Item = &'a Boa
 const AFFINITY_WINDOW: usize = 4096;
 
 /// Which idle worker takes which unit of `plan` (indices into
-/// [`Plan::needed`]): `min(idle, ready)` pairs, never a unit `running`.
+/// [`Plan::needed`]): `min(idle, ready)` pairs, never a unit `busy` (by
+/// index: running, or answered since the plan).
 ///
 /// First, a unit whose board is in `resume` (the child a split test's
 /// search was in) goes to the worker named there if it is idle: its table
@@ -861,7 +877,7 @@ const AFFINITY_WINDOW: usize = 4096;
 /// idle workers are looked at, so speculation keeps its order).
 fn assign(
     plan: &Plan,
-    running: &Set<UnitKey>,
+    busy: &[bool],
     idle: &[usize],
     owners: Option<&Map<Board, usize>>,
     resume: &Map<Board, usize>,
@@ -880,12 +896,7 @@ fn assign(
         (plan.required..plan.needed.len(), idle.len()),
     ]
     .into_iter()
-    .map(|(range, window)| {
-        range
-            .filter(|&i| !running.contains(&plan.needed[i]))
-            .take(window)
-            .collect()
-    })
+    .map(|(range, window)| range.filter(|&i| !busy[i]).take(window).collect())
     .collect();
     if let Some(born) = born.filter(|_| groups[0].len() > idle.len()) {
         // Stable: plan order among units needed since the same plan.
@@ -1183,6 +1194,11 @@ mod tests {
         }
     }
 
+    /// [`assign`]'s `busy` for the units `running`.
+    fn busy(plan: &Plan, running: &Set<UnitKey>) -> Vec<bool> {
+        plan.needed.iter().map(|k| running.contains(k)).collect()
+    }
+
     fn check(plan: &Plan, running: &Set<UnitKey>, idle: &[usize], got: &[(usize, usize)]) {
         let ready = plan.needed.iter().filter(|k| !running.contains(k)).count();
         assert_eq!(got.len(), idle.len().min(ready));
@@ -1382,7 +1398,14 @@ mod tests {
     fn without_owners_units_go_in_order() {
         let p = plan();
         let running = set([p.needed[0]]);
-        let got = assign(&p, &running, &[3, 1], None, &Map::default(), None);
+        let got = assign(
+            &p,
+            &busy(&p, &running),
+            &[3, 1],
+            None,
+            &Map::default(),
+            None,
+        );
         check(&p, &running, &[3, 1], &got);
         assert_eq!(got, vec![(3, 1), (1, 2)]);
     }
@@ -1394,7 +1417,7 @@ mod tests {
         let owners = map([(board(2), 1), (board(11), 0)]);
         let got = assign(
             &p,
-            &Set::default(),
+            &busy(&p, &Set::default()),
             &[1],
             Some(&owners),
             &Map::default(),
@@ -1403,7 +1426,7 @@ mod tests {
         assert_eq!(got, vec![(1, 3)], "the first required unit below 2");
         let got = assign(
             &p,
-            &Set::default(),
+            &busy(&p, &Set::default()),
             &[0, 1],
             Some(&owners),
             &Map::default(),
@@ -1414,7 +1437,7 @@ mod tests {
         // An owner that is busy: the idle worker takes the first unit.
         let got = assign(
             &p,
-            &Set::default(),
+            &busy(&p, &Set::default()),
             &[2],
             Some(&owners),
             &Map::default(),
@@ -1432,12 +1455,19 @@ mod tests {
         // before speculative unit 4.
         let owners = map([(board(2), 1)]);
         let running: Set<UnitKey> = p.needed[..4].iter().copied().collect();
-        let got = assign(&p, &running, &[1], Some(&owners), &Map::default(), None);
+        let got = assign(
+            &p,
+            &busy(&p, &running),
+            &[1],
+            Some(&owners),
+            &Map::default(),
+            None,
+        );
         assert_eq!(got, vec![(1, 4)]);
         let running = set([p.needed[3]]);
         let got = assign(
             &p,
-            &running,
+            &busy(&p, &running),
             &[1, 5, 6, 7],
             Some(&owners),
             &Map::default(),
@@ -1455,15 +1485,29 @@ mod tests {
         // the required units near its own; the others go in order.
         let owners = map([(board(2), 1)]);
         let resume = map([(p.needed[5].board, 1)]);
-        let got = assign(&p, &Set::default(), &[0, 1], Some(&owners), &resume, None);
+        let got = assign(
+            &p,
+            &busy(&p, &Set::default()),
+            &[0, 1],
+            Some(&owners),
+            &resume,
+            None,
+        );
         check(&p, &Set::default(), &[0, 1], &got);
         assert_eq!(got, vec![(1, 5), (0, 0)]);
         // A child already running elsewhere, or a worker not idle, changes
         // nothing.
         let running = set([p.needed[5]]);
-        let got = assign(&p, &running, &[1], Some(&owners), &resume, None);
+        let got = assign(&p, &busy(&p, &running), &[1], Some(&owners), &resume, None);
         assert_eq!(got, vec![(1, 3)]);
-        let got = assign(&p, &Set::default(), &[0], Some(&owners), &resume, None);
+        let got = assign(
+            &p,
+            &busy(&p, &Set::default()),
+            &[0],
+            Some(&owners),
+            &resume,
+            None,
+        );
         assert_eq!(got, vec![(0, 0)]);
     }
 
@@ -1473,11 +1517,25 @@ mod tests {
         // Units 0..4 required since plan 1, unit 2 since plan 5.
         let born = [1, 1, 5, 1];
         let none = Map::default();
-        let got = assign(&p, &Set::default(), &[0, 1], None, &none, Some(&born[..]));
+        let got = assign(
+            &p,
+            &busy(&p, &Set::default()),
+            &[0, 1],
+            None,
+            &none,
+            Some(&born[..]),
+        );
         assert_eq!(got, vec![(0, 2), (1, 0)]);
         // Workers for every required unit: the plan's order.
         let idle = [0, 1, 2, 3, 4];
-        let got = assign(&p, &Set::default(), &idle, None, &none, Some(&born[..]));
+        let got = assign(
+            &p,
+            &busy(&p, &Set::default()),
+            &idle,
+            None,
+            &none,
+            Some(&born[..]),
+        );
         check(&p, &Set::default(), &idle, &got);
         assert_eq!(got[..4], [(0, 0), (1, 1), (2, 2), (3, 3)]);
     }
