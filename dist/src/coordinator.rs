@@ -256,7 +256,7 @@ struct Flight {
     speculative: bool,
     /// Handed out as a test below a hot unit ([`Plan::hot`]).
     below_hot: bool,
-    /// The last plan's search needs it ([`Wanted::required`]); set when
+    /// The last plan's search needs it ([`Want::required`]); set when
     /// it is handed out and at each plan, so that the loops over every
     /// worker between plans look nothing up.
     required: bool,
@@ -384,7 +384,7 @@ pub fn coordinate(
         resume: Map::default(),
     };
     // The last plan, whether the answers since call for a new one
-    // ([`Settings::lazy`]), and the units answered since it.
+    // ([`Settings::lazy`]), and the units it was made with as hot.
     let mut last: Option<Plan> = None;
     let mut replan = true;
     let mut hot: Set<UnitKey> = Set::default();

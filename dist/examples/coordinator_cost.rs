@@ -1,0 +1,146 @@
+//! What the coordinator's own work costs on a schedule that does not
+//! depend on it: an emulated run (`kalah-dist simulate --emulate`) with
+//! the coordinator's work off the clock, every simulated worker with a
+//! table of its own and no tables, so that the same build makes the same
+//! schedule, unit for unit, every time (the fingerprint line says so).
+//! Two builds that should make the same decisions are compared by their
+//! fingerprints (equal) and the coordinator's CPU time: plans, taking
+//! answers in and handing units out. A run on a real game with
+//! `--charge-plans` measures the same costs, but its schedule moves with
+//! them, and its total time varies more from run to run than such a
+//! change moves it.
+//!
+//! ```text
+//! cargo run --release -p kalah-dist --example coordinator_cost -- [PITS SEEDS RULES FRONTIER BUDGET WORKERS [ROUNDS]]
+//! ```
+//! Defaults: Kalah(5,4) `std`, frontier 6, budget 5,000 nodes, 512
+//! workers, 3 rounds; RULES is `std` or `ec` (empty capture). Each round
+//! prints one line; the medians follow.
+
+use std::process::ExitCode;
+
+use kalah_dist::emulate::{emulate, EmuSettings};
+use kalah_dist::plan::TopTree;
+use kalah_dist::unit::RunIdentity;
+use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("coordinator_cost: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn number<T: std::str::FromStr>(arg: Option<&String>, default: T, what: &str) -> Result<T, String> {
+    match arg {
+        Some(t) => t.parse().map_err(|_| format!("{what} {t}: a number")),
+        None => Ok(default),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let pits: usize = number(args.first(), 5, "PITS")?;
+    let seeds: usize = number(args.get(1), 4, "SEEDS")?;
+    let capture = match args.get(2).map(String::as_str) {
+        None | Some("std") => CaptureRule::Standard,
+        Some("ec") => CaptureRule::Empty,
+        Some(other) => return Err(format!("RULES {other}: std or ec")),
+    };
+    let frontier: u32 = number(args.get(3), 6, "FRONTIER")?;
+    let budget: u64 = number(args.get(4), 5000, "BUDGET")?;
+    let workers: usize = number(args.get(5), 512, "WORKERS")?;
+    let rounds: usize = number(args.get(6), 3, "ROUNDS")?;
+    if workers == 0 || rounds == 0 {
+        return Err("WORKERS and ROUNDS: at least 1".into());
+    }
+    let rules = Rules {
+        capture,
+        end: EndRule::Sweep,
+    };
+    let game = Game::new(pits, rules);
+    let start = Position::start(pits, seeds).map_err(|e| e.to_string())?;
+    let identity = RunIdentity {
+        pits,
+        rules: rules.slug(),
+        table_seeds: 0,
+    };
+    let settings = EmuSettings {
+        rate: 1e6,
+        latency: 1e-4,
+        tt_mb: 4,
+        rank_workers: 1,
+        budget,
+        threads: 2,
+        presplit: 0.25,
+        preempt: true,
+        affinity: true,
+        known: true,
+        resume: true,
+        recent_first: true,
+        lazy: false,
+        progress_every: 0.0,
+        charge_plans: false,
+        share_work: 0,
+        needed_speed: 1.0,
+        plan_cost: 1.0,
+    };
+    println!(
+        "Kalah({pits},{seeds}) {}, frontier {frontier}, budget {budget}, {workers} workers",
+        rules.slug()
+    );
+    let mut fingerprint: Option<String> = None;
+    let (mut plan, mut intake, mut handout) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let tree = TopTree::new(&game, None, frontier, start, workers);
+        let e = emulate(&tree, &identity, &game, None, workers, settings, None)?;
+        let s = &e.sim;
+        let issued = s.counts.units + s.counts.cancelled_units;
+        let print = format!(
+            "value {:+}, {:.6} simulated s, {} units answered, {} issued, {} nodes, {} plans",
+            e.solved.value,
+            s.seconds,
+            s.counts.units,
+            issued,
+            s.counts.total_nodes(),
+            s.plans
+        );
+        match &fingerprint {
+            None => println!("schedule: {print}"),
+            Some(f) if *f != print => {
+                return Err(format!(
+                    "round {round} made another schedule ({print}): not comparable"
+                ))
+            }
+            Some(_) => {}
+        }
+        fingerprint = Some(print);
+        println!(
+            "round {round}: coordinator {:.3} s: plans {:.3} s ({:.1} us a plan), intake {:.3} s, hand-out {:.3} s ({:.2} us a unit issued)",
+            s.coordinator_seconds,
+            s.plan_seconds,
+            1e6 * s.plan_seconds / s.plans.max(1) as f64,
+            s.intake_seconds,
+            s.handout_seconds,
+            1e6 * s.handout_seconds / issued.max(1) as f64
+        );
+        plan.push(s.plan_seconds);
+        intake.push(s.intake_seconds);
+        handout.push(s.handout_seconds);
+    }
+    println!(
+        "medians: plans {:.3} s, intake {:.3} s, hand-out {:.3} s",
+        median(plan),
+        median(intake),
+        median(handout)
+    );
+    Ok(())
+}
