@@ -1,7 +1,8 @@
 //! What the coordinator's own work costs on a schedule that does not
 //! depend on it: an emulated run (`kalah-dist simulate --emulate`) with
 //! the coordinator's work off the clock, every simulated worker with a
-//! table of its own and no tables, so that the same build makes the same
+//! transposition table of its own, and no endgame tables
+//! ([`EmuSettings::new`]), so that the same build makes the same
 //! schedule, unit for unit, every time (the fingerprint line says so).
 //! Two builds that should make the same decisions are compared by their
 //! fingerprints (equal) and the coordinator's CPU time: plans, taking
@@ -73,26 +74,7 @@ fn run() -> Result<(), String> {
         rules: rules.slug(),
         table_seeds: 0,
     };
-    let settings = EmuSettings {
-        rate: 1e6,
-        latency: 1e-4,
-        tt_mb: 4,
-        rank_workers: 1,
-        budget,
-        threads: 2,
-        presplit: 0.25,
-        preempt: true,
-        affinity: true,
-        known: true,
-        resume: true,
-        recent_first: true,
-        lazy: false,
-        progress_every: 0.0,
-        charge_plans: false,
-        share_work: 0,
-        needed_speed: 1.0,
-        plan_cost: 1.0,
-    };
+    let settings = EmuSettings::new(1e6, 1e-4, 4, budget);
     println!(
         "Kalah({pits},{seeds}) {}, frontier {frontier}, budget {budget}, {workers} workers",
         rules.slug()

@@ -135,6 +135,41 @@ pub struct EmuSettings {
     pub plan_cost: f64,
 }
 
+impl EmuSettings {
+    /// Workers at `rate` nodes a second, `latency` seconds a dispatch,
+    /// each with a table of its own of `tt_mb` MiB, and the unit budget
+    /// `budget` (0: none); the rest as `kalah-dist simulate --emulate`
+    /// without its other flags: the coordinator's defaults (`--presplit
+    /// 0.25`, stops, affinity, the workers' known bounds, split workers
+    /// resuming, recent units first, eager plans), two threads here, no
+    /// progress lines, no table entries handed between machines, the
+    /// coordinator's work off the clock and both what-ifs at 1. A run so
+    /// set makes the same schedule every time (one table a worker, the
+    /// clock not moved by this machine's speed).
+    pub const fn new(rate: f64, latency: f64, tt_mb: usize, budget: u64) -> EmuSettings {
+        EmuSettings {
+            rate,
+            latency,
+            tt_mb,
+            rank_workers: 1,
+            budget,
+            threads: 2,
+            presplit: 0.25,
+            preempt: true,
+            affinity: true,
+            known: true,
+            resume: true,
+            recent_first: true,
+            lazy: false,
+            progress_every: 0.0,
+            charge_plans: false,
+            share_work: 0,
+            needed_speed: 1.0,
+            plan_cost: 1.0,
+        }
+    }
+}
+
 /// An emulated run: the simulation's account of it, the answer, and what
 /// the emulation itself cost.
 #[derive(Clone, Debug)]

@@ -15,26 +15,7 @@ use kalah_dist::worker::UnitSolver;
 use kalah_solver::search::SearchConfig;
 use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules, Solver};
 
-const SETTINGS: EmuSettings = EmuSettings {
-    rate: 1e6,
-    latency: 1e-4,
-    tt_mb: 4,
-    rank_workers: 1,
-    budget: 0,
-    threads: 2,
-    presplit: 0.25,
-    preempt: true,
-    affinity: true,
-    known: true,
-    resume: true,
-    recent_first: true,
-    lazy: false,
-    progress_every: 0.0,
-    charge_plans: false,
-    share_work: 0,
-    needed_speed: 1.0,
-    plan_cost: 1.0,
-};
+const SETTINGS: EmuSettings = EmuSettings::new(1e6, 1e-4, 4, 0);
 
 #[test]
 fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
