@@ -1279,7 +1279,7 @@ mod tests {
     /// required while plans go on needing it; one a plan drops starts
     /// afresh when a later plan needs it again.
     #[test]
-    fn wanted_units_keep_since_when_while_plans_need_them() {
+    fn wanted_units_keep_their_wait_and_age_while_plans_need_them() {
         let key = |n| UnitKey {
             board: board(n),
             beta: 2,
