@@ -83,11 +83,10 @@ pub trait Engine {
     fn needed(&mut self, _worker: usize, _seq: u64, _needed: bool) {}
 }
 
-/// How the coordinator runs.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings {
-    /// Node budget of a test (0: none), see [`Issue::budget`].
-    pub budget: u64,
+/// How the coordinator chooses, hands out and stops units: `solve`'s
+/// tuning flags ([`Policy::DEFAULT`] without them).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Policy {
     /// A test unanswered after this fraction of the time its budget
     /// takes (at the node rate of the answers so far) is hot: its
     /// children's tests are planned beside it for idle workers
@@ -128,6 +127,34 @@ pub struct Settings {
     /// it). Measured no faster (fewer plans, more units split), so off by
     /// default.
     pub lazy: bool,
+}
+
+impl Policy {
+    /// `solve` without its tuning flags.
+    pub const DEFAULT: Policy = Policy {
+        presplit: 0.25,
+        preempt: true,
+        affinity: true,
+        known: true,
+        resume: true,
+        recent_first: true,
+        lazy: false,
+    };
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::DEFAULT
+    }
+}
+
+/// How the coordinator runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Node budget of a test (0: none), see [`Issue::budget`].
+    pub budget: u64,
+    /// How it chooses, hands out and stops units.
+    pub policy: Policy,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
 }
@@ -265,7 +292,7 @@ struct Flight {
     hot: bool,
 }
 
-/// How much sooner than [`Settings::presplit`] says a test handed out
+/// How much sooner than [`Policy::presplit`] says a test handed out
 /// below a hot unit turns hot itself: the child of a unit that ran long
 /// is likely to run long too, and the sooner its own children are
 /// planned, the sooner a descent through a large subtree reaches units
@@ -276,7 +303,7 @@ pub const BELOW_HOT_SOONER: f64 = 0.5;
 
 impl Flight {
     /// When the flight turns hot, where a test turns hot `after` seconds
-    /// after its issue ([`Settings::presplit`]); one below a hot unit
+    /// after its issue ([`Policy::presplit`]); one below a hot unit
     /// sooner ([`BELOW_HOT_SOONER`]).
     fn hot_at(&self, after: f64) -> f64 {
         let after = if self.below_hot {
@@ -355,7 +382,7 @@ pub fn coordinate(
     for r in earlier {
         let key = r.check(identity)?;
         facts.add(key, r.verdict);
-        if settings.known {
+        if settings.policy.known {
             r.known.iter().for_each(|k| facts.add_known(k));
         }
         count(&mut done, r);
@@ -384,14 +411,16 @@ pub fn coordinate(
         resume: Map::default(),
     };
     // The last plan, whether the answers since call for a new one
-    // ([`Settings::lazy`]), and the units it was made with as hot.
+    // ([`Policy::lazy`]), and the units it was made with as hot.
     let mut last: Option<Plan> = None;
     let mut replan = true;
     let mut hot: Set<UnitKey> = Set::default();
     loop {
         // How long a test runs before it is hot, at the rate seen so far.
-        let hot_after = (settings.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
-            .then(|| settings.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64);
+        let hot_after = (settings.policy.presplit > 0.0 && settings.budget > 0 && rate_nodes > 0)
+            .then(|| {
+                settings.policy.presplit * settings.budget as f64 * rate_seconds / rate_nodes as f64
+            });
         let clock = engine.now();
         let fresh = replan || last.is_none();
         if fresh {
@@ -467,7 +496,7 @@ pub fn coordinate(
                 &mut done.counts,
             )?;
         }
-        if settings.preempt {
+        if settings.policy.preempt {
             preempt(plan, &mut flight, engine)?;
         }
         if engine.tracks_need() {
@@ -503,7 +532,7 @@ pub fn coordinate(
         done.handout_seconds += engine.charge();
         let mut next = engine.wait(until)?;
         // No answer (a unit turned hot): a new plan.
-        replan = !settings.lazy || next.is_none();
+        replan = !settings.policy.lazy || next.is_none();
         while let Some(reply) = next {
             if reply.verdict.is_some() {
                 rate_nodes += reply.nodes;
@@ -515,7 +544,7 @@ pub fn coordinate(
                     reply.worker
                 )
             })?;
-            if settings.known {
+            if settings.policy.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
             let flown = flight
@@ -535,7 +564,7 @@ pub fn coordinate(
                 replan |= record.verdict == Verdict::Split
                     || wanted.units.get(&key).is_none_or(Want::required);
                 if let (Some(Verdict::Split), Some(house), true) =
-                    (reply.verdict, reply.inside, settings.resume)
+                    (reply.verdict, reply.inside, settings.policy.resume)
                 {
                     let game = tree.game;
                     if usize::from(house) < game.pits() && game.moves(key.board) >> house & 1 == 1 {
@@ -671,7 +700,7 @@ impl Engine for Timed<'_> {
 /// needed (the last answer before the first plan that has needed it
 /// without a break; of the answers one plan took together, the last one
 /// taken), and, if the search needs it (not speculation), the plan since
-/// which it has without a break ([`Settings::recent_first`]).
+/// which it has without a break ([`Policy::recent_first`]).
 #[derive(Clone, Copy, Debug)]
 struct Want {
     since: Option<u64>,
@@ -768,14 +797,18 @@ impl Hand {
         counts: &mut UnitCounts,
     ) -> Result<(), String> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
-        let owners = if self.settings.affinity {
+        let owners = if self.settings.policy.affinity {
             idle_owners(&self.owners, &mut self.owned, &idle, &mut self.idle_owners);
             Some(&self.idle_owners)
         } else {
             None
         };
         let resume = std::mem::take(&mut self.resume);
-        let born = self.settings.recent_first.then_some(&wanted.born[..]);
+        let born = self
+            .settings
+            .policy
+            .recent_first
+            .then_some(&wanted.born[..]);
         for (w, i) in assign(plan, busy, &idle, owners, &resume, born) {
             busy[i] = true;
             let (key, expect) = (plan.needed[i], plan.expect[i]);
@@ -803,7 +836,7 @@ impl Hand {
                 counts.repeat_issues += 1;
                 counts.repeat_same_worker += u64::from(before == w);
             }
-            if self.settings.affinity {
+            if self.settings.policy.affinity {
                 for &b in near(&key.board, plan.paths[i].as_slice()) {
                     if self.owners.insert(b, w) != Some(w) {
                         self.owned[w].push(b);

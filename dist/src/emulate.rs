@@ -74,7 +74,7 @@ use kalah_solver::search::{
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
-use crate::coordinator::{coordinate, Discard, Engine, Issue, Reply, Settings, Sink};
+use crate::coordinator::{coordinate, Discard, Engine, Issue, Policy, Reply, Settings, Sink};
 use crate::plan::{Solved, TopTree};
 use crate::sim::{Needs, SimResult};
 use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
@@ -100,19 +100,8 @@ pub struct EmuSettings {
     /// Units searching at once in this process: each step of the clock
     /// lets its units search on this many at a time.
     pub threads: usize,
-    /// The coordinator's [`Settings::presplit`], [`Settings::preempt`] and
-    /// [`Settings::affinity`].
-    pub presplit: f64,
-    pub preempt: bool,
-    pub affinity: bool,
-    /// [`Settings::known`].
-    pub known: bool,
-    /// [`Settings::resume`].
-    pub resume: bool,
-    /// [`Settings::recent_first`].
-    pub recent_first: bool,
-    /// [`Settings::lazy`].
-    pub lazy: bool,
+    /// The coordinator's [`Policy`].
+    pub policy: Policy,
     /// Progress lines on stderr every this many wall-clock seconds (0:
     /// none).
     pub progress_every: f64,
@@ -139,9 +128,8 @@ impl EmuSettings {
     /// Workers at `rate` nodes a second, `latency` seconds a dispatch,
     /// each with a table of its own of `tt_mb` MiB, and the unit budget
     /// `budget` (0: none); the rest as `kalah-dist simulate --emulate`
-    /// without its other flags: the coordinator's defaults (`--presplit
-    /// 0.25`, stops, affinity, the workers' known bounds, split workers
-    /// resuming, recent units first, eager plans), two threads here, no
+    /// without its other flags: the coordinator's [`Policy::DEFAULT`],
+    /// two threads here, no
     /// progress lines, no table entries handed between machines, the
     /// coordinator's work off the clock and both what-ifs at 1. A run so
     /// set makes the same schedule every time (one table a worker, the
@@ -154,13 +142,7 @@ impl EmuSettings {
             rank_workers: 1,
             budget,
             threads: 2,
-            presplit: 0.25,
-            preempt: true,
-            affinity: true,
-            known: true,
-            resume: true,
-            recent_first: true,
-            lazy: false,
+            policy: Policy::DEFAULT,
             progress_every: 0.0,
             charge_plans: false,
             share_work: 0,
@@ -712,13 +694,7 @@ pub fn emulate(
         sink,
         Settings {
             budget: settings.budget,
-            presplit: settings.presplit,
-            preempt: settings.preempt,
-            affinity: settings.affinity,
-            known: settings.known,
-            resume: settings.resume,
-            recent_first: settings.recent_first,
-            lazy: settings.lazy,
+            policy: settings.policy,
             progress_every: settings.progress_every,
         },
     )?;

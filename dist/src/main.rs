@@ -12,7 +12,7 @@ use kalah::cli::{CliError, RulesArgs};
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
 
-use kalah_dist::coordinator::{coordinate, Finished, Settings};
+use kalah_dist::coordinator::{coordinate, Finished, Policy, Settings};
 use kalah_dist::emulate::{emulate, EmuSettings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::plan::{TopTree, AHEAD_TESTS, CUT_EARLY};
@@ -86,44 +86,8 @@ struct SolveArgs {
     /// children become units instead (0: never).
     #[arg(long, value_name = "NODES", default_value_t = 0)]
     unit_budget: u64,
-    /// A test still unanswered after this fraction of the time its unit
-    /// budget takes is likely to be split: its board's children are
-    /// handed to idle workers beside it; such a child turns hot after
-    /// half the fraction (0: never; no effect without --unit-budget).
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
-    presplit: f64,
-    /// Never stop a speculative unit to free its worker for a unit the
-    /// search needs (by default the one issued last is stopped).
-    #[arg(long)]
-    no_preempt: bool,
-    /// Hand units to idle workers in the search's order only (by default
-    /// an idle worker takes a needed unit at or just below the boards of
-    /// the units it had, whose subtrees its transposition table holds).
-    #[arg(long)]
-    no_affinity: bool,
-    /// Ignore the bounds a worker's table holds after a unit beyond its
-    /// verdict (by default they are facts like verdicts: the children a
-    /// split unit decided need no units of their own). To measure what
-    /// they save.
-    #[arg(long)]
-    no_known: bool,
-    /// Do not hand a worker whose test was split at its budget the child
-    /// its search was in (by default it resumes that child, whose subtree
-    /// its table holds). To measure what that saves.
-    #[arg(long)]
-    no_resume: bool,
-    /// Hand out the units the search needs in the top tree's order only
-    /// (by default, when more wait than workers are idle, those needed
-    /// since the latest answers go first: the next unit of a chain of
-    /// answers before a test's first fan-out). To measure what that saves.
-    #[arg(long)]
-    no_recent_first: bool,
-    /// A batch of answers only of units the last plan had as speculation
-    /// makes no new plan: their workers take the last plan's units (by
-    /// default every batch makes a plan). Measured no faster: fewer
-    /// plans, but more units split (docs/PERFORMANCE.md).
-    #[arg(long)]
-    lazy_plans: bool,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// Root MTD(f) tests planned ahead of the pending one, for idle
     /// workers: the next test whichever way the pending one goes, and so
     /// on this many tests deep; the perfect game's moves after one that
@@ -169,6 +133,64 @@ struct SolveArgs {
     progress: f64,
 }
 
+/// The coordinator's policy ([`Policy`]): the same flags for `solve` and
+/// `simulate`.
+#[derive(Args, Debug)]
+struct PolicyArgs {
+    /// A test still unanswered after this fraction of the time its unit
+    /// budget takes is likely to be split: its board's children are
+    /// handed to idle workers beside it; such a child turns hot after
+    /// half the fraction (0: never; no effect without a unit budget).
+    #[arg(long, value_name = "FRACTION", default_value_t = Policy::DEFAULT.presplit, value_parser = fraction)]
+    presplit: f64,
+    /// Never stop a speculative unit to free its worker for a unit the
+    /// search needs (by default the one issued last is stopped).
+    #[arg(long)]
+    no_preempt: bool,
+    /// Hand units to idle workers in the search's order only (by default
+    /// an idle worker takes a needed unit at or just below the boards of
+    /// the units it had, whose subtrees its transposition table holds).
+    #[arg(long)]
+    no_affinity: bool,
+    /// Ignore the bounds a worker's table holds after a unit beyond its
+    /// verdict (by default they are facts like verdicts: the children a
+    /// split unit decided need no units of their own). To measure what
+    /// they save.
+    #[arg(long)]
+    no_known: bool,
+    /// Do not hand a worker whose test was split at its budget the child
+    /// its search was in (by default it resumes that child, whose subtree
+    /// its table holds). To measure what that saves.
+    #[arg(long)]
+    no_resume: bool,
+    /// Hand out the units the search needs in the top tree's order only
+    /// (by default, when more wait than workers are idle, those needed
+    /// since the latest answers go first: the next unit of a chain of
+    /// answers before a test's first fan-out). To measure what that saves.
+    #[arg(long)]
+    no_recent_first: bool,
+    /// A batch of answers only of units the last plan had as speculation
+    /// makes no new plan: their workers take the last plan's units (by
+    /// default every batch makes a plan). Measured no faster: fewer
+    /// plans, but more units split (docs/PERFORMANCE.md).
+    #[arg(long)]
+    lazy_plans: bool,
+}
+
+impl PolicyArgs {
+    fn policy(&self) -> Policy {
+        Policy {
+            presplit: self.presplit,
+            preempt: !self.no_preempt,
+            affinity: !self.no_affinity,
+            known: !self.no_known,
+            resume: !self.no_resume,
+            recent_first: !self.no_recent_first,
+            lazy: self.lazy_plans,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 struct SimArgs {
     /// A work directory of a finished run.
@@ -186,29 +208,8 @@ struct SimArgs {
     /// Seconds to hand out a unit and get its answer back.
     #[arg(long, default_value_t = 0.0001)]
     latency: f64,
-    /// The coordinator's `solve --presplit`: a test unanswered after
-    /// this fraction of its budget's time has its children handed to
-    /// idle workers beside it (0: never).
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.25, value_parser = fraction)]
-    presplit: f64,
-    /// The coordinator's `solve --no-preempt`.
-    #[arg(long)]
-    no_preempt: bool,
-    /// The coordinator's `solve --no-affinity`.
-    #[arg(long)]
-    no_affinity: bool,
-    /// The coordinator's `solve --no-known`.
-    #[arg(long)]
-    no_known: bool,
-    /// The coordinator's `solve --no-resume`.
-    #[arg(long)]
-    no_resume: bool,
-    /// The coordinator's `solve --no-recent-first`.
-    #[arg(long)]
-    no_recent_first: bool,
-    /// The coordinator's `solve --lazy-plans`.
-    #[arg(long)]
-    lazy_plans: bool,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
@@ -561,13 +562,7 @@ fn coordinate_here(
     tree.cut_early = cut_early;
     let settings = Settings {
         budget: a.unit_budget,
-        presplit: a.presplit,
-        preempt: !a.no_preempt,
-        affinity: !a.no_affinity,
-        known: !a.no_known,
-        resume: !a.no_resume,
-        recent_first: !a.no_recent_first,
-        lazy: a.lazy_plans,
+        policy: a.policy.policy(),
         progress_every: a.progress,
     };
     let mut done = coordinate(
@@ -710,13 +705,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         waves: a.waves,
         guess_nodes: a.guess_nodes,
         recorded_cost: a.recorded_cost,
-        presplit: a.presplit,
-        preempt: !a.no_preempt,
-        affinity: !a.no_affinity,
-        known: !a.no_known,
-        resume: !a.no_resume,
-        recent_first: !a.no_recent_first,
-        lazy: a.lazy_plans,
+        policy: a.policy.policy(),
     };
     let print = |out: &SimReport| {
         if a.json {
@@ -735,13 +724,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             rank_workers: a.rank_workers,
             budget: a.budget.unwrap_or(config.budget),
             threads,
-            presplit: dispatch.presplit,
-            preempt: dispatch.preempt,
-            affinity: dispatch.affinity,
-            known: dispatch.known,
-            resume: dispatch.resume,
-            recent_first: dispatch.recent_first,
-            lazy: dispatch.lazy,
+            policy: dispatch.policy,
             progress_every: 60.0,
             charge_plans: a.charge_plans,
             share_work: a.share_work,

@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::coordinator::{
-    coordinate, Discard, Engine, Finished, Issue, Link, Reply, Settings, UnitCounts,
+    coordinate, Discard, Engine, Finished, Issue, Link, Policy, Reply, Settings, UnitCounts,
 };
 use crate::facts::Facts;
 use crate::plan::TopTree;
@@ -533,20 +533,8 @@ pub struct Dispatch {
     /// related units; one among many workers sees fewer of them (`cargo
     /// run --example cold_cost` measures the ratio). 1: as recorded.
     pub recorded_cost: f64,
-    /// The coordinator's [`Settings::presplit`].
-    pub presplit: f64,
-    /// The coordinator's [`Settings::preempt`].
-    pub preempt: bool,
-    /// The coordinator's [`Settings::affinity`].
-    pub affinity: bool,
-    /// The coordinator's [`Settings::known`].
-    pub known: bool,
-    /// The coordinator's [`Settings::resume`].
-    pub resume: bool,
-    /// The coordinator's [`Settings::recent_first`].
-    pub recent_first: bool,
-    /// The coordinator's [`Settings::lazy`].
-    pub lazy: bool,
+    /// The coordinator's [`Policy`].
+    pub policy: Policy,
 }
 
 /// Why a simulation stopped.
@@ -665,13 +653,7 @@ pub fn simulate(
         &mut Discard,
         Settings {
             budget,
-            presplit: dispatch.presplit,
-            preempt: dispatch.preempt,
-            affinity: dispatch.affinity,
-            known: dispatch.known,
-            resume: dispatch.resume,
-            recent_first: dispatch.recent_first,
-            lazy: dispatch.lazy,
+            policy: dispatch.policy,
             progress_every: 0.0,
         },
     )

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::coordinator::UnitCounts;
+use crate::coordinator::{Policy, UnitCounts};
 use crate::fill::FillReport;
 use crate::sim::{Chain, Dispatch, SimResult};
 use crate::unit::UnitRecord;
@@ -65,24 +65,13 @@ pub struct SimReport {
     pub guess_nodes: Option<u64>,
     /// `--recorded-cost`: the factor on the recorded units' nodes.
     pub recorded_cost: f64,
-    /// The coordinator's `--presplit` fraction.
-    pub presplit: f64,
-    /// The coordinator's preemption (`--no-preempt`: false).
-    pub preempt: bool,
-    /// The coordinator's affinity dispatch (`--no-affinity`: false).
-    pub affinity: bool,
-    /// Whether the coordinator takes in the bounds workers report beyond
-    /// their verdicts (`--no-known`: false).
-    pub known: bool,
-    /// Whether a split worker resumes the child its search was in
-    /// (`--no-resume`: false).
-    pub resume: bool,
-    /// Whether the units needed since the latest answers go first
-    /// (`--no-recent-first`: false).
-    pub recent_first: bool,
-    /// Whether answers only of speculative units make no new plan
-    /// (`--lazy-plans`).
-    pub lazy: bool,
+    /// The coordinator's policy, its fields at this level: `presplit`
+    /// (`--presplit`), `preempt` (`--no-preempt`: false), `affinity`
+    /// (`--no-affinity`: false), `known` (`--no-known`: false), `resume`
+    /// (`--no-resume`: false), `recent_first` (`--no-recent-first`:
+    /// false), `lazy` (`--lazy-plans`).
+    #[serde(flatten)]
+    pub policy: Policy,
     /// Root tests planned ahead of the pending one (`--ahead`).
     pub ahead: usize,
     /// Sowings above the frontier at which a cut node is a unit
@@ -194,14 +183,8 @@ impl SimReport {
             latency: dispatch.latency,
             waves: dispatch.waves,
             guess_nodes: dispatch.guess_nodes,
-            presplit: dispatch.presplit,
             recorded_cost: dispatch.recorded_cost,
-            preempt: dispatch.preempt,
-            affinity: dispatch.affinity,
-            known: dispatch.known,
-            resume: dispatch.resume,
-            recent_first: dispatch.recent_first,
-            lazy: dispatch.lazy,
+            policy: dispatch.policy,
             ahead: rows.first().map_or(0, |r| r.ahead),
             cut_early: rows.first().map_or(0, |r| r.cut_early),
             fail_soft: rows.first().is_none_or(|r| r.fail_soft),
@@ -241,9 +224,9 @@ impl SimReport {
                 },
                 e.threads,
                 self.rate,
-                self.presplit,
-                if self.preempt { "on" } else { "off" },
-                if self.affinity { "on" } else { "off" },
+                self.policy.presplit,
+                if self.policy.preempt { "on" } else { "off" },
+                if self.policy.affinity { "on" } else { "off" },
                 self.ahead,
                 self.cut_early,
                 if self.fail_soft { "fail-soft" } else { "fail-hard" },
@@ -303,9 +286,9 @@ impl SimReport {
             self.filled_units,
             self.rate,
             self.recorded_cost,
-            self.presplit,
-            if self.preempt { "on" } else { "off" },
-            if self.affinity { "on" } else { "off" },
+            self.policy.presplit,
+            if self.policy.preempt { "on" } else { "off" },
+            if self.policy.affinity { "on" } else { "off" },
             self.ahead,
             self.cut_early,
             match self.waves {

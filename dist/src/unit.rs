@@ -141,7 +141,7 @@ pub enum Stop {
     /// planned ahead that the pending one made unnecessary).
     Unneeded,
     /// Still wanted, but speculative: its worker went to a unit the
-    /// search needed ([`crate::coordinator::Settings::preempt`]).
+    /// search needed ([`crate::coordinator::Policy::preempt`]).
     Preempted,
     /// The solve had its answer and perfect game.
     Solved,

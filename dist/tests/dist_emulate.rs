@@ -5,7 +5,7 @@
 //! are those of one real worker; a stopped unit never counts more nodes than
 //! were searched; more workers finish sooner.
 
-use kalah_dist::coordinator::{coordinate, Discard, Settings};
+use kalah_dist::coordinator::{coordinate, Discard, Policy, Settings};
 use kalah_dist::emulate::{emulate, EmuSettings};
 use kalah_dist::local::LocalEngine;
 use kalah_dist::plan::TopTree;
@@ -103,13 +103,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                     &mut Discard,
                     Settings {
                         budget,
-                        presplit: SETTINGS.presplit,
-                        preempt: SETTINGS.preempt,
-                        affinity: SETTINGS.affinity,
-                        known: SETTINGS.known,
-                        resume: SETTINGS.resume,
-                        recent_first: SETTINGS.recent_first,
-                        lazy: SETTINGS.lazy,
+                        policy: SETTINGS.policy,
                         progress_every: 0.0,
                     },
                 )
@@ -164,7 +158,7 @@ fn kalah_4_4_ec() -> (Game, Position, RunIdentity) {
     )
 }
 
-/// Lazy plans ([`Settings::lazy`]): answers only of units the last plan
+/// Lazy plans ([`Policy::lazy`]): answers only of units the last plan
 /// had as speculation make no new plan, so a run on many workers plans
 /// less, with the same value and a perfect game that replays to it.
 #[test]
@@ -180,7 +174,10 @@ fn lazy_plans_plan_less_for_the_same_value() {
         .map(|lazy| {
             let settings = EmuSettings {
                 budget: 3000,
-                lazy,
+                policy: Policy {
+                    lazy,
+                    ..SETTINGS.policy
+                },
                 ..SETTINGS
             };
             let e = emulate(&tree, &identity, &game, None, 32, settings, None).unwrap();
@@ -303,6 +300,19 @@ fn simulate_emulate_reports_each_worker_count() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The coordinator's policy, field by field at the top level
+    // (docs/json.md), as `solve` has it without flags.
+    for (field, value) in [
+        ("presplit", serde_json::json!(0.25)),
+        ("preempt", true.into()),
+        ("affinity", true.into()),
+        ("known", true.into()),
+        ("resume", true.into()),
+        ("recent_first", true.into()),
+        ("lazy", false.into()),
+    ] {
+        assert_eq!(report[field], value, "{field}");
+    }
     let runs = report["emulation"]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     for r in runs {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use kalah_dist::coordinator::{coordinate, Settings};
+use kalah_dist::coordinator::{coordinate, Policy, Settings};
 use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::local::LocalEngine;
 use kalah_dist::plan::{TopTree, CUT_EARLY};
@@ -86,13 +86,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
         &mut dir,
         Settings {
             budget: BUDGET,
-            presplit: 0.25,
-            preempt: true,
-            affinity: true,
-            known: true,
-            resume: true,
-            recent_first: true,
-            lazy: false,
+            policy: Policy::DEFAULT,
             progress_every: 0.0,
         },
     )
@@ -115,13 +109,7 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             waves: None,
             guess_nodes: None,
             recorded_cost: 1.0,
-            presplit: 0.25,
-            preempt: true,
-            affinity: true,
-            known: true,
-            resume: true,
-            recent_first: true,
-            lazy: false,
+            policy: Policy::DEFAULT,
         },
         budget: BUDGET,
     };

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use kalah_dist::coordinator::{coordinate, Discard, Settings, Sink};
+use kalah_dist::coordinator::{coordinate, Discard, Policy, Settings, Sink};
 use kalah_dist::local::LocalEngine;
 use kalah_dist::plan::TopTree;
 use kalah_dist::report::replay;
@@ -56,13 +56,7 @@ fn local(game: &Game) -> LocalEngine {
 
 const SETTINGS: Settings = Settings {
     budget: 0,
-    presplit: 0.25,
-    preempt: true,
-    affinity: true,
-    known: true,
-    resume: true,
-    recent_first: true,
-    lazy: false,
+    policy: Policy::DEFAULT,
     progress_every: 0.0,
 };
 
