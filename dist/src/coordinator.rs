@@ -424,17 +424,15 @@ pub fn coordinate(
         let clock = engine.now();
         let fresh = replan || last.is_none();
         if fresh {
-            hot = match hot_after {
-                Some(after) => flight
-                    .iter()
-                    .flatten()
-                    .filter(|f| {
-                        f.stopped.is_none() && f.key.beta != EXACT && f.hot_at(after) <= clock
-                    })
-                    .map(|f| f.key)
-                    .collect(),
-                None => Set::default(),
-            };
+            hot.clear();
+            for f in flight.iter_mut().flatten() {
+                f.hot = hot_after.is_some_and(|after| {
+                    f.stopped.is_none() && f.key.beta != EXACT && f.hot_at(after) <= clock
+                });
+                if f.hot {
+                    hot.insert(f.key);
+                }
+            }
             let planning = ThreadTime::now();
             let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
             let spent = planning.elapsed().as_secs_f64();
@@ -472,7 +470,6 @@ pub fn coordinate(
             busy.resize(plan.needed.len(), false);
             for (w, f) in flight.iter_mut().enumerate() {
                 let Some(f) = f.as_mut() else { continue };
-                f.hot = hot.contains(&f.key);
                 let want = wanted.units.get(&f.key);
                 f.required = want.is_some_and(Want::required);
                 if let Some(want) = want {
@@ -547,18 +544,15 @@ pub fn coordinate(
             if settings.policy.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
-            let flown = flight
-                .get(reply.worker)
-                .and_then(|f| f.as_ref().map(|f| f.key));
-            let taken = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
-            if taken.is_none() {
+            let (key, record) = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
+            if record.is_none() {
                 // Stopped: no worker runs it any more (a unit runs on one
                 // worker at a time).
-                if let Some(want) = flown.and_then(|k| wanted.units.get(&k)) {
+                if let Some(want) = wanted.units.get(&key) {
                     busy[want.index] = false;
                 }
             }
-            if let Some((key, record)) = taken {
+            if let Some(record) = record {
                 // The answer of a unit the search needed, or of a split
                 // one: a new plan.
                 replan |= record.verdict == Verdict::Split
@@ -594,13 +588,13 @@ pub fn coordinate(
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
         {
             last_note = Instant::now();
-            let busy = flight.iter().flatten().count();
+            let running = flight.iter().flatten().count();
             eprintln!(
                 "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}; {} plans, {:.1} ms a plan",
                 done.counts.units,
                 done.counts.units_this_run,
-                busy,
-                plan.needed.len().saturating_sub(busy),
+                running,
+                plan.needed.len().saturating_sub(running),
                 root_text(&plan.root),
                 done.plans,
                 1e3 * done.plan_seconds / done.plans as f64
@@ -1134,7 +1128,8 @@ fn chain(answers: &Map<u64, (Link, Option<u64>)>, last: Option<u64>) -> Vec<Link
 }
 
 /// Takes in one reply: frees its worker, stores the answer (or the
-/// cancelled unit's cost). The answer's unit and record, when answered.
+/// cancelled unit's cost). The reply's unit, and its record when
+/// answered.
 fn take(
     flight: &mut [Option<Flight>],
     reply: &Reply,
@@ -1142,7 +1137,7 @@ fn take(
     now: f64,
     sink: &mut dyn Sink,
     done: &mut Finished,
-) -> Result<Option<(UnitKey, UnitRecord)>, String> {
+) -> Result<(UnitKey, Option<UnitRecord>), String> {
     let f = match flight.get_mut(reply.worker).and_then(Option::take) {
         Some(f) if f.seq == reply.seq => f,
         other => {
@@ -1175,12 +1170,12 @@ fn take(
                 done.counts.speculative_units += 1;
                 done.counts.speculative_nodes += record.nodes;
             }
-            Ok(Some((f.key, record)))
+            Ok((f.key, Some(record)))
         }
         None => {
             sink.cancelled(&record)?;
             done.counts.add_cancelled(&record);
-            Ok(None)
+            Ok((f.key, None))
         }
     }
 }
