@@ -129,11 +129,11 @@ impl EmuSettings {
     /// each with a table of its own of `tt_mb` MiB, and the unit budget
     /// `budget` (0: none); the rest as `kalah-dist simulate --emulate`
     /// without its other flags: the coordinator's [`Policy::DEFAULT`],
-    /// two threads here, no
-    /// progress lines, no table entries handed between machines, the
-    /// coordinator's work off the clock and both what-ifs at 1. A run so
-    /// set makes the same schedule every time (one table a worker, the
-    /// clock not moved by this machine's speed).
+    /// two threads here, no progress lines, no table entries handed
+    /// between machines, the coordinator's work off the clock and both
+    /// what-ifs at 1. A run so set makes the same schedule every time
+    /// (one table a worker, the clock not moved by this machine's
+    /// speed).
     pub const fn new(rate: f64, latency: f64, tt_mb: usize, budget: u64) -> EmuSettings {
         EmuSettings {
             rate,
