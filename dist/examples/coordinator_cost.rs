@@ -25,6 +25,8 @@ use kalah_dist::plan::TopTree;
 use kalah_dist::unit::RunIdentity;
 use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
 
+mod arg;
+
 fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -35,13 +37,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn number<T: std::str::FromStr>(arg: Option<&String>, default: T, what: &str) -> Result<T, String> {
-    match arg {
-        Some(t) => t.parse().map_err(|_| format!("{what} {t}: a number")),
-        None => Ok(default),
-    }
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -49,17 +44,17 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let pits: usize = number(args.first(), 5, "PITS")?;
-    let seeds: usize = number(args.get(1), 4, "SEEDS")?;
+    let pits: usize = arg::number(args.first(), 5, "PITS")?;
+    let seeds: usize = arg::number(args.get(1), 4, "SEEDS")?;
     let capture = match args.get(2).map(String::as_str) {
         None | Some("std") => CaptureRule::Standard,
         Some("ec") => CaptureRule::Empty,
         Some(other) => return Err(format!("RULES {other}: std or ec")),
     };
-    let frontier: u32 = number(args.get(3), 6, "FRONTIER")?;
-    let budget: u64 = number(args.get(4), 5000, "BUDGET")?;
-    let workers: usize = number(args.get(5), 512, "WORKERS")?;
-    let rounds: usize = number(args.get(6), 3, "ROUNDS")?;
+    let frontier: u32 = arg::number(args.get(3), 6, "FRONTIER")?;
+    let budget: u64 = arg::number(args.get(4), 5000, "BUDGET")?;
+    let workers: usize = arg::number(args.get(5), 512, "WORKERS")?;
+    let rounds: usize = arg::number(args.get(6), 3, "ROUNDS")?;
     if workers == 0 || rounds == 0 {
         return Err("WORKERS and ROUNDS: at least 1".into());
     }

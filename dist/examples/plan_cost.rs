@@ -24,6 +24,7 @@ use kalah_dist::plan::TopTree;
 use kalah_dist::unit::UnitRecord;
 use kalah_solver::{Position, Probe};
 
+mod arg;
 mod common;
 
 fn main() -> ExitCode {
@@ -36,20 +37,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn number<T: std::str::FromStr>(arg: Option<&String>, default: T, what: &str) -> Result<T, String> {
-    match arg {
-        Some(t) => t.parse().map_err(|_| format!("{what} {t}: a number")),
-        None => Ok(default),
-    }
-}
-
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [work, tables_dir, records, rest @ ..] = args.as_slice() else {
         return Err("usage: plan_cost WORK TABLES_DIR RECORDS [WORKERS [BATCH_MS]]".into());
     };
-    let workers: usize = number(rest.first(), 512, "WORKERS")?;
-    let batch: f64 = number(rest.get(1), 2.0, "BATCH_MS")? / 1e3;
+    let workers: usize = arg::number(rest.first(), 512, "WORKERS")?;
+    let batch: f64 = arg::number(rest.get(1), 2.0, "BATCH_MS")? / 1e3;
     let (config, game, tables) = common::open_run(Path::new(work), tables_dir)?;
     let file = std::fs::File::open(records).map_err(|e| format!("{records}: {e}"))?;
     let mut answers = Vec::new();
