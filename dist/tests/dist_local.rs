@@ -303,13 +303,9 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
         }
         f
     };
-    // Answer the first guess, so that the first root test needs units.
+    // The first root test needs units from the first plan on (the first
+    // guess costs none).
     let mut known = Vec::new();
-    let plan = tree.plan(&mut facts_of(&known)).unwrap();
-    assert!(plan.needed[..plan.required].iter().all(|k| k.beta == EXACT));
-    for k in &plan.needed[..plan.required] {
-        known.push((*k, Verdict::Exact(solver.solve_board(k.board).unwrap())));
-    }
     let plain = tree.plan(&mut facts_of(&known)).unwrap();
     assert_eq!(plain.hot, 0);
     let required = &plain.needed[..plain.required];
@@ -351,9 +347,10 @@ fn a_hot_unit_has_its_childrens_tests_planned_beside_it() {
 
 /// While a root test is pending, the units of the next one are planned
 /// ahead as speculation: once the pending test is decided, the units the
-/// next test needs first were among them. Before the guess is known, the
-/// tests around a shallow guess are planned so too, and while the perfect
-/// game waits on a move, the tests of the moves after it.
+/// next test needs first were among them; from the first plan on, the
+/// first test's units are required and the tests after it planned so.
+/// While the perfect game waits on a move, the tests of the moves after
+/// it are planned ahead too.
 #[test]
 fn the_next_root_tests_are_planned_ahead() {
     use kalah_dist::facts::Facts;
@@ -377,10 +374,12 @@ fn the_next_root_tests_are_planned_ahead() {
     let tree = TopTree::new(&game, None, 3, start, 64);
     let mut facts = Facts::default();
     let first = tree.plan(&mut facts).unwrap();
+    assert!(first.required > 0);
     assert!(first.needed[..first.required]
         .iter()
-        .all(|k| k.beta == EXACT));
-    assert!(first.ahead > 0, "tests planned while the guess runs");
+        .all(|k| k.beta != EXACT));
+    assert_eq!(first.root.guess, Some(tree.first_guess()));
+    assert!(first.ahead > 0, "tests planned from the first plan");
 
     let mut none = TopTree::new(&game, None, 3, start, 64);
     none.ahead = 0;
