@@ -17,9 +17,9 @@
 //!    boards. It costs no unit, so the first test starts with the first
 //!    plan.
 //! 2. MTD(f) at the root with boolean tests: `value >= beta` for a
-//!    sequence of bounds that starts at the guess, moves away from it by
-//!    one step, one step, two, four, ... until a test goes the other way,
-//!    then bisects.
+//!    sequence of bounds that starts at the guess and moves away from it
+//!    one step at a time until a test goes the other way (the bounds then
+//!    close on the value, bisecting what is left: [`Mtdf`]).
 //!    Values step by 2 when every seed ends in a store (the value has the
 //!    parity of the seeds on the board). While a test waits on units, the
 //!    tests that would come after it, whichever way it goes, are planned
