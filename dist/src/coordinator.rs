@@ -545,13 +545,6 @@ pub fn coordinate(
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
             let (key, record) = take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
-            if record.is_none() {
-                // Stopped: no worker runs it any more (a unit runs on one
-                // worker at a time).
-                if let Some(want) = wanted.units.get(&key) {
-                    busy[want.index] = false;
-                }
-            }
             if let Some(record) = record {
                 // The answer of a unit the search needed, or of a split
                 // one: a new plan.
@@ -580,6 +573,10 @@ pub fn coordinate(
                     answered_at: record.answered_at,
                 };
                 answers.insert(record.seq, (link, record.waited_on));
+            } else if let Some(want) = wanted.units.get(&key) {
+                // Stopped: no worker runs it any more (a unit runs on one
+                // worker at a time).
+                busy[want.index] = false;
             }
             next = engine.ready()?;
         }
