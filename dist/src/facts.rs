@@ -10,7 +10,6 @@
 //! up.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use foldhash::HashMap as FoldMap;
 
@@ -34,9 +33,7 @@ pub struct Kid {
 /// unit of this board ran past its budget (its children are searched as
 /// units instead); `solved` when an exact unit of it was answered (its
 /// worker reported a perfect game below it). `kids`: where its children
-/// are in [`Facts::kids`], once a replay expanded it. `watched`: the last
-/// watch that read it ([`Facts::read`]; 0: none), and `reread` whether
-/// that watch read it more than once.
+/// are in [`Facts::kids`], once a replay expanded it.
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
     lower: i32,
@@ -44,8 +41,6 @@ struct Bounds {
     split: bool,
     solved: bool,
     kids: Option<(u32, u8)>,
-    watched: u32,
-    reread: bool,
 }
 
 impl Default for Bounds {
@@ -56,8 +51,6 @@ impl Default for Bounds {
             split: false,
             solved: false,
             kids: None,
-            watched: 0,
-            reread: false,
         }
     }
 }
@@ -70,24 +63,7 @@ pub struct Facts {
     bounds: Vec<Bounds>,
     /// The children of expanded boards, each board's together, in order.
     kids: Vec<Kid>,
-    /// The open or last watch ([`Facts::begin_watch`]).
-    watch: Watch,
 }
-
-/// A watch over the nodes one walk reads: whether any of them has changed
-/// since in a way a walk made again could see.
-#[derive(Clone, Copy, Debug, Default)]
-struct Watch {
-    /// Unique in the process (0: no watch yet), so that a watch's id names
-    /// one walk over one [`Facts`].
-    id: u32,
-    /// Still reading ([`Facts::read`] marks nodes).
-    recording: bool,
-    changed: bool,
-}
-
-/// The ids of watches, in the whole process.
-static WATCHES: AtomicU32 = AtomicU32::new(1);
 
 impl Facts {
     /// The node of `board`, made (nothing known) if it has none.
@@ -132,12 +108,7 @@ impl Facts {
                 self.learn(n, v + 1, false);
                 self.at_mut(n).solved = true;
             }
-            Verdict::Split => {
-                if !self.at(n).split {
-                    self.at_mut(n).split = true;
-                    self.changed(n);
-                }
-            }
+            Verdict::Split => self.at_mut(n).split = true,
         }
     }
 
@@ -155,64 +126,10 @@ impl Facts {
     /// Takes in `value >= beta` (`holds`) or its negation for node `n`.
     pub fn learn(&mut self, n: Node, beta: i32, holds: bool) {
         let b = self.at_mut(n);
-        let before = (b.lower, b.upper);
         if holds {
             b.lower = b.lower.max(beta);
         } else {
             b.upper = b.upper.min(beta - 1);
-        }
-        if (b.lower, b.upper) != before {
-            self.changed(n);
-        }
-    }
-
-    /// Starts a watch over the nodes a walk reads ([`Facts::read`]) and
-    /// returns its id; the last watch ends. The walk ends it with
-    /// [`Facts::end_watch`]; [`Facts::unchanged`] then says whether a walk
-    /// made again, over the same nodes, could read anything else.
-    pub fn begin_watch(&mut self) -> u32 {
-        self.watch = Watch {
-            id: WATCHES.fetch_add(1, Relaxed),
-            recording: true,
-            changed: false,
-        };
-        self.watch.id
-    }
-
-    /// Marks node `n` read by the open watch (none open: nothing).
-    pub fn read(&mut self, n: Node) {
-        if !self.watch.recording {
-            return;
-        }
-        let id = self.watch.id;
-        let b = self.at_mut(n);
-        b.reread = b.watched == id;
-        b.watched = id;
-    }
-
-    /// Ends the open watch: the nodes it read are the ones it watches.
-    pub fn end_watch(&mut self) {
-        self.watch.recording = false;
-    }
-
-    /// Whether watch `id` is the last one and no node it read has changed
-    /// since the walk read it. A walk decides the nodes it reads and
-    /// learns their bounds as it goes: such a node, read once, was read
-    /// before the walk decided it, and a walk made again reads the bound
-    /// it learned, which decides the node the same way. A node read twice
-    /// whose bounds changed on the way may have decided the first read
-    /// otherwise: that counts as a change (as does any change after the
-    /// walk, or to a split flag).
-    pub fn unchanged(&self, id: u32) -> bool {
-        self.watch.id == id && !self.watch.recording && !self.watch.changed
-    }
-
-    /// Node `n`'s bounds or split flag changed: a change for the watch
-    /// that read it (see [`Facts::unchanged`]).
-    fn changed(&mut self, n: Node) {
-        let b = self.at(n);
-        if self.watch.id != 0 && b.watched == self.watch.id && (!self.watch.recording || b.reread) {
-            self.watch.changed = true;
         }
     }
 

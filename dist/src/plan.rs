@@ -51,7 +51,7 @@
 //!    proof, the rest are units). While a move waits on units, the walk
 //!    goes on below it as speculation, the move assumed to keep the value.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -189,24 +189,6 @@ pub struct TopTree<'a> {
     /// The last plan's count of units and of boards with a path: the next
     /// pass starts with room for as many.
     sizes: Cell<(usize, usize)>,
-    /// What the last look-ahead listed ([`Pass::look_ahead`]).
-    ahead_memo: RefCell<Option<AheadMemo>>,
-}
-
-/// The units a look-ahead listed, and the facts it read: a plan whose root
-/// tests stand where they stood, over facts in which nothing the
-/// look-ahead read has changed ([`Facts::unchanged`]), lists them again
-/// without walking (the walk reads nothing else).
-struct AheadMemo {
-    /// The root tests and the guess it planned from.
-    from: (Mtdf, i32),
-    /// The watch over the nodes it read.
-    watch: u32,
-    /// Its units, in order, with their expectations.
-    units: Vec<(UnitKey, bool)>,
-    /// Each listing and the path to it, in order (the first of a board's
-    /// is its path, unless an earlier list gave it one).
-    listed: Vec<(UnitKey, Above)>,
 }
 
 /// One replay: a walk over the top tree that learns derived facts and
@@ -232,9 +214,6 @@ struct Pass<'a, 'f> {
     ahead_units: Vec<(UnitKey, bool)>,
     /// Inside a root test after the pending one.
     ahead: u32,
-    /// Each unit [`Pass::ahead_units`] listed and the path to it, in
-    /// order (kept for [`AheadMemo`]).
-    ahead_listed: Vec<(UnitKey, Above)>,
     /// The top-tree boards being expanded, outermost first.
     path: Vec<Board>,
     /// Each unit's [`Pass::path`] when first needed, its last
@@ -262,7 +241,6 @@ impl<'a> TopTree<'a> {
             fail_soft: true,
             sizes: Cell::new((0, 0)),
             guess: OnceCell::new(),
-            ahead_memo: RefCell::new(None),
         }
     }
 
@@ -304,7 +282,6 @@ impl<'a> TopTree<'a> {
             heating: 0,
             ahead_units: Vec::new(),
             ahead: 0,
-            ahead_listed: Vec::new(),
             path: Vec::new(),
             paths: FoldMap::with_capacity(paths),
         };
@@ -423,12 +400,8 @@ impl Pass<'_, '_> {
         // The path of a unit on no list would never be read: a full
         // speculation list turns many units away on every pass.
         if listed {
-            let above = Above::of(&self.path);
-            if self.ahead > 0 {
-                self.ahead_listed.push((key, above));
-            }
             if let Entry::Vacant(e) = self.paths.entry(key) {
-                e.insert(above);
+                e.insert(Above::of(&self.path));
             }
         }
     }
@@ -493,8 +466,6 @@ impl Pass<'_, '_> {
     /// root; `expect` is whether it is expected to hold (a cut node: its
     /// children are taken one at a time) or not (an all node: all at once).
     fn test(&mut self, n: Node, board: Board, beta: i32, depth: u32, expect: bool) -> Status {
-        // Watched while a look-ahead is made (see [`Pass::look_ahead`]).
-        self.facts.read(n);
         if let Some(b) = self.quick(n, board, beta) {
             return Status::Known(b);
         }
@@ -697,42 +668,11 @@ impl Pass<'_, '_> {
     /// outcome the guess expects first), planned as speculation
     /// ([`Plan::ahead`]): on many workers the next test's units are under
     /// way, or answered, when the pending test is decided.
-    ///
-    /// The walk reads the facts of the nodes it tests and nothing else
-    /// (the hot units and the other lists do not enter it), so the last
-    /// look-ahead's units stand while the root tests stand where they
-    /// stood and none of those nodes changed ([`AheadMemo`]): they are
-    /// listed again without a walk.
     fn look_ahead(&mut self, board: Board, mtdf: &Mtdf, guess: i32) {
         if !self.tree.looks_ahead() {
             return;
         }
         let Some(now) = mtdf.beta else { return };
-        let from = (mtdf.clone(), guess);
-        if let Some(memo) = self.tree.ahead_memo.borrow().as_ref() {
-            if memo.from == from && self.facts.unchanged(memo.watch) {
-                self.ahead_units.extend_from_slice(&memo.units);
-                for &(key, above) in &memo.listed {
-                    self.paths.entry(key).or_insert(above);
-                }
-                return;
-            }
-        }
-        let watch = self.facts.begin_watch();
-        let (units, listed) = (self.ahead_units.len(), self.ahead_listed.len());
-        self.walk_ahead(board, mtdf, guess, now);
-        self.facts.end_watch();
-        *self.tree.ahead_memo.borrow_mut() = Some(AheadMemo {
-            from,
-            watch,
-            units: self.ahead_units[units..].to_vec(),
-            listed: self.ahead_listed[listed..].to_vec(),
-        });
-    }
-
-    /// [`Pass::look_ahead`]'s walk: the root tests after the pending one
-    /// (at `now`).
-    fn walk_ahead(&mut self, board: Board, mtdf: &Mtdf, guess: i32, now: i32) {
         let mut tried = HashSet::from([now]);
         let mut level = vec![mtdf.clone()];
         for _ in 0..self.tree.ahead {
@@ -901,7 +841,7 @@ impl Pass<'_, '_> {
 /// kind, and a longer stride would overshoot the value with one. Values
 /// lie on the lattice `-s, -s + step, ..., s`; `beta` is always on it, in
 /// `(lower, upper]`, until `lower == upper` (the value).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 struct Mtdf {
     lower: i32,
     upper: i32,
@@ -1288,65 +1228,6 @@ mod tests {
         assert!(plan.ahead > 0, "tests planned ahead");
         let ordered = facts.expanded();
         assert!(ordered < 500, "{ordered} boards ordered");
-    }
-
-    /// A look-ahead listed again from its memo is the one a walk would
-    /// list: through whole runs of small games, each unit in turn
-    /// answered (one in three of each plan's units, in the plan's order,
-    /// so that answers fall in every list), a tree that keeps its memo
-    /// and a new tree for each plan (no memo: every look-ahead walked)
-    /// make the same plans, and the memo serves some of them.
-    #[test]
-    fn a_look_ahead_listed_again_is_the_one_walked() {
-        let mut served = 0;
-        for (pits, seeds, capture) in [
-            (4, 3, CaptureRule::Empty),
-            (4, 4, CaptureRule::Standard),
-            (5, 3, CaptureRule::Standard),
-            (5, 3, CaptureRule::Empty),
-        ] {
-            let game = sweep_game(pits, capture);
-            let start = Position::start(pits, seeds).unwrap();
-            let solver = crate::worker::UnitSolver::new(game.clone(), None, 16).unwrap();
-            let kept = TopTree::new(&game, None, 4, start, 24);
-            let (mut a, mut b) = (Facts::default(), Facts::default());
-            for step in 0.. {
-                assert!(step < 10_000, "Kalah({pits},{seeds}) does not end");
-                let watch = kept.ahead_memo.borrow().as_ref().map(|m| m.watch);
-                let mine = kept.plan(&mut a).unwrap();
-                let fresh = TopTree::new(&game, None, 4, start, 24)
-                    .plan(&mut b)
-                    .unwrap();
-                let same = |p: &super::Plan| {
-                    (
-                        p.needed.clone(),
-                        p.expect.clone(),
-                        p.paths.clone(),
-                        p.required,
-                        p.hot,
-                        p.ahead,
-                        p.solved.as_ref().map(|s| s.value),
-                    )
-                };
-                assert_eq!(
-                    same(&mine),
-                    same(&fresh),
-                    "Kalah({pits},{seeds}), plan {step}"
-                );
-                if mine.solved.is_some() {
-                    break;
-                }
-                if mine.ahead > 0 && kept.ahead_memo.borrow().as_ref().map(|m| m.watch) == watch {
-                    served += 1;
-                }
-                for &key in mine.needed.iter().step_by(3) {
-                    let verdict = solver.solve(key, 0, || false).verdict.unwrap();
-                    a.add(key, verdict);
-                    b.add(key, verdict);
-                }
-            }
-        }
-        assert!(served > 0, "the memo served no plan");
     }
 
     /// Every guess and every value of a small lattice: the tests end at
