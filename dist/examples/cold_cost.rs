@@ -21,11 +21,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use kalah_dist::store::WorkDir;
 use kalah_dist::unit::Verdict;
 use kalah_dist::worker::UnitSolver;
 
 mod common;
+mod records;
 
 fn main() -> ExitCode {
     match run() {
@@ -59,10 +59,7 @@ fn run() -> Result<(), String> {
     };
     let work = PathBuf::from(work);
     let (config, game, tables) = common::open_run(&work, tables_dir)?;
-    let dir = WorkDir::open(&work, &config).map_err(|e| e.to_string())?;
-    let mut records = dir.load().map_err(|e| e.to_string())?.records;
-    records.retain(|r| !r.filled && matches!(r.verdict, Verdict::AtLeast | Verdict::Below));
-    records.sort_by_key(|r| r.seq);
+    let records = records::answered_tests(&work, &config)?;
     let solver = UnitSolver::new(game, Some(Arc::new(tables)), 256).map_err(|e| e.to_string())?;
     let (mut warm, mut cold, mut n) = (0u64, 0u64, 0usize);
     for r in records.iter().skip(offset).step_by(every) {

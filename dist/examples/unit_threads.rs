@@ -29,12 +29,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kalah::service::setup::{new_solver_on, StopBy};
-use kalah_dist::store::WorkDir;
 use kalah_dist::unit::{UnitKey, Verdict};
 use kalah_solver::search::{SearchConfig, Solver};
 
 mod arg;
 mod common;
+mod records;
 
 fn main() -> ExitCode {
     match run() {
@@ -95,10 +95,7 @@ fn run() -> Result<(), String> {
     }
     let work = PathBuf::from(work);
     let (config, game, tables) = common::open_run(&work, tables_dir)?;
-    let dir = WorkDir::open(&work, &config).map_err(|e| e.to_string())?;
-    let mut records = dir.load().map_err(|e| e.to_string())?.records;
-    records.retain(|r| !r.filled && matches!(r.verdict, Verdict::AtLeast | Verdict::Below));
-    records.sort_by_key(|r| r.seq);
+    let records = records::answered_tests(&work, &config)?;
     let sample: Vec<_> = records.iter().step_by(every).collect();
     if sample.is_empty() {
         return Err(format!("{}: no answered tests recorded", work.display()));
