@@ -15,8 +15,10 @@
 # THREADS   thread counts, comma-separated (default 1,2,4,8,16);
 # REPEAT    rounds (default 3): each runs every count in turn; medians;
 # TT_MB     each count's table, emptied before each unit (default 64);
-# BIN_DIR   where prebuilt `kalah-dist` and `unit_threads` are (a machine
-#           without cargo); default: built here.
+# BIN_DIR   where prebuilt `kalah-dist` is, with `unit_threads` beside it
+#           or in its examples/ (a machine without cargo: carry
+#           target/release/kalah-dist and target/release/examples/unit_threads,
+#           then BIN_DIR=target/release); default: built here.
 # On fewer cores than threads the speedup says little; the node ratio
 # still measures what the parallel search adds.
 set -euo pipefail
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
         --tables) mkdir -p "$2"; tables=(--tables "$2"); shift 2 ;;
         --empty-capture) ec=1; shift ;;
         --standard) ec=0; shift ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "bench_unit_threads.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -52,7 +54,8 @@ if [ -z "${BIN_DIR:-}" ]; then
     BIN_DIR=target/release
     units=target/release/examples/unit_threads
 else
-    units=$BIN_DIR/unit_threads
+    units=$BIN_DIR/examples/unit_threads
+    [ -x "$units" ] || units=$BIN_DIR/unit_threads
 fi
 dist=$BIN_DIR/kalah-dist
 
