@@ -26,6 +26,7 @@ use kalah_dist::unit::RunIdentity;
 use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
 
 mod arg;
+mod stats;
 
 fn main() -> ExitCode {
     match run() {
@@ -35,11 +36,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn run() -> Result<(), String> {
@@ -115,9 +111,9 @@ fn run() -> Result<(), String> {
     }
     println!(
         "medians: plans {:.3} s, intake {:.3} s, hand-out {:.3} s",
-        median(plan),
-        median(intake),
-        median(handout)
+        stats::median(plan),
+        stats::median(intake),
+        stats::median(handout)
     );
     Ok(())
 }

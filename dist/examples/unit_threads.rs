@@ -35,6 +35,7 @@ use kalah_solver::search::{SearchConfig, Solver};
 mod arg;
 mod common;
 mod records;
+mod stats;
 
 fn main() -> ExitCode {
     match run() {
@@ -44,11 +45,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The thread counts of `text` (`1,2,4`): each at least 1.
@@ -153,12 +149,15 @@ fn run() -> Result<(), String> {
             nodes[c].push(n as f64);
         }
     }
-    let base_s = median(seconds[0].clone());
-    let base_n = median(nodes[0].clone());
-    let base_units: Vec<f64> = unit_seconds[0].iter().map(|v| median(v.clone())).collect();
+    let base_s = stats::median(seconds[0].clone());
+    let base_n = stats::median(nodes[0].clone());
+    let base_units: Vec<f64> = unit_seconds[0]
+        .iter()
+        .map(|v| stats::median(v.clone()))
+        .collect();
     // The longer half of the units by their first count's time: a split
     // leaves the long ones on the critical chain.
-    let long = median(base_units.clone());
+    let long = stats::median(base_units.clone());
     println!(
         "threads  seconds     nodes  speedup  nodes vs {}  a unit's speedup (median: all; the {} of {:.1} ms or more)",
         threads[0],
@@ -166,15 +165,15 @@ fn run() -> Result<(), String> {
         1e3 * long
     );
     for (c, &t) in threads.iter().enumerate() {
-        let s = median(seconds[c].clone());
-        let n = median(nodes[c].clone());
+        let s = stats::median(seconds[c].clone());
+        let n = stats::median(nodes[c].clone());
         let speedups: Vec<(f64, f64)> = unit_seconds[c]
             .iter()
             .zip(&base_units)
-            .map(|(v, &b)| (b, b / median(v.clone())))
+            .map(|(v, &b)| (b, b / stats::median(v.clone())))
             .collect();
-        let all = median(speedups.iter().map(|u| u.1).collect());
-        let longer = median(
+        let all = stats::median(speedups.iter().map(|u| u.1).collect());
+        let longer = stats::median(
             speedups
                 .iter()
                 .filter(|u| u.0 >= long)

@@ -142,12 +142,6 @@ impl Policy {
     };
 }
 
-impl Default for Policy {
-    fn default() -> Policy {
-        Policy::DEFAULT
-    }
-}
-
 /// How the coordinator runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
