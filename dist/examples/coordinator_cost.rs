@@ -62,6 +62,7 @@ fn run() -> Result<(), String> {
     let start = Position::start(pits, seeds).map_err(|e| e.to_string())?;
     let identity = RunIdentity {
         pits,
+        seeds,
         rules: rules.slug(),
         table_seeds: 0,
     };

@@ -56,7 +56,8 @@ fn run() -> Result<(), String> {
         }
     }
     answers.sort_by(|a, b| a.answered_at.total_cmp(&b.answered_at));
-    let start = Position::start(config.identity.pits, config.seeds).map_err(|e| e.to_string())?;
+    let start =
+        Position::start(config.identity.pits, config.identity.seeds).map_err(|e| e.to_string())?;
     let tree = TopTree::new(
         &game,
         Some(&tables as &dyn Probe),

@@ -151,6 +151,11 @@ pub struct Settings {
     pub policy: Policy,
     /// Progress lines on stderr every this many seconds (0: none).
     pub progress_every: f64,
+    /// Progress lines as JSON objects, one a line, for scripts.
+    pub progress_json: bool,
+    /// What a cost model predicts the whole solve searches, for the
+    /// progress line's estimate (`None`: no estimate).
+    pub model_nodes: Option<f64>,
 }
 
 /// What a finished run found and spent.
@@ -253,7 +258,7 @@ impl UnitCounts {
                 self.preempted_units += 1;
                 self.preempted_nodes += r.nodes;
             }
-            Some(Stop::Solved) | None => {}
+            Some(Stop::Solved | Stop::Interrupted) | None => {}
         }
     }
 
@@ -395,6 +400,8 @@ pub fn coordinate(
     let mut last_note = Instant::now();
     // The node rate of this run's answers: nodes and seconds.
     let (mut rate_nodes, mut rate_seconds) = (0u64, 0.0f64);
+    // Every node this run's workers searched, answered or not.
+    let mut run_nodes = 0u64;
     let mut hand = Hand {
         seq,
         settings,
@@ -522,9 +529,19 @@ pub fn coordinate(
         // which many workers answer).
         done.handout_seconds += engine.charge();
         let mut next = engine.wait(until)?;
+        let interrupted = kalah::interrupt::requested();
+        if interrupted {
+            for (w, f) in flight.iter_mut().enumerate() {
+                if let Some(f) = f.as_mut().filter(|f| f.stopped.is_none()) {
+                    engine.cancel(w, f.seq)?;
+                    f.stopped = Some(Stop::Interrupted);
+                }
+            }
+        }
         // No answer (a unit turned hot): a new plan.
         replan = !settings.policy.lazy || next.is_none();
         while let Some(reply) = next {
+            run_nodes += reply.nodes;
             if reply.verdict.is_some() {
                 rate_nodes += reply.nodes;
                 rate_seconds += reply.seconds;
@@ -575,22 +592,142 @@ pub fn coordinate(
             next = engine.ready()?;
         }
         done.intake_seconds += engine.charge();
+        if interrupted {
+            while flight.iter().any(Option::is_some) {
+                let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
+                take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
+            }
+            engine.finish()?;
+            return Err(format!(
+                "stopped by a signal after {} units ({} this run); every answered unit is recorded: run the same command again to resume",
+                done.counts.units, done.counts.units_this_run
+            ));
+        }
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every
         {
             last_note = Instant::now();
             let running = flight.iter().flatten().count();
-            eprintln!(
-                "kalah-dist: {} units answered ({} this run), {} running, {} waiting; {}; {} plans, {:.1} ms a plan",
-                done.counts.units,
-                done.counts.units_this_run,
+            let note = Note {
+                units: done.counts.units,
+                units_this_run: done.counts.units_this_run,
                 running,
-                plan.needed.len().saturating_sub(running),
-                root_text(&plan.root),
-                done.plans,
-                1e3 * done.plan_seconds / done.plans as f64
-            );
+                waiting: plan.needed.len().saturating_sub(running),
+                root: &plan.root,
+                nodes: done.counts.total_nodes(),
+                run_nodes,
+                run_seconds: engine.now() - started,
+                model_nodes: settings.model_nodes,
+            };
+            let line = if settings.progress_json {
+                serde_json::to_string(&note.json()).expect("plain struct")
+            } else {
+                format!("kalah-dist: {}", note.text())
+            };
+            eprintln!("{line}");
         }
+    }
+}
+
+/// One progress note of a run.
+struct Note<'r> {
+    units: u64,
+    units_this_run: u64,
+    running: usize,
+    waiting: usize,
+    root: &'r RootState,
+    /// Every node of the run's records (earlier stretches included).
+    nodes: u64,
+    /// This stretch's nodes and seconds: its rate.
+    run_nodes: u64,
+    run_seconds: f64,
+    model_nodes: Option<f64>,
+}
+
+impl Note<'_> {
+    fn rate(&self) -> f64 {
+        if self.run_seconds > 0.0 {
+            self.run_nodes as f64 / self.run_seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Seconds left at this stretch's rate if the whole solve searches
+    /// `total` nodes (0 once past it).
+    fn left(&self, total: f64) -> Option<f64> {
+        let rate = self.rate();
+        (rate > 0.0).then(|| (total - self.nodes as f64).max(0.0) / rate)
+    }
+
+    fn text(&self) -> String {
+        let mut line = format!(
+            "{} units ({} this stretch), {} running, {} waiting; {}; {} nodes, {}/s this stretch, {} elapsed",
+            self.units,
+            self.units_this_run,
+            self.running,
+            self.waiting,
+            root_text(self.root),
+            si(self.nodes as f64),
+            si(self.rate()),
+            hours(self.run_seconds),
+        );
+        if let Some(model) = self.model_nodes {
+            if let (Some(low), Some(high)) = (self.left(model), self.left(model * MODEL_LOW)) {
+                line += &format!(
+                    "; cost model {} nodes ({:.0} % done): {} left if it holds, {} if it is {MODEL_LOW}x low",
+                    si(model),
+                    100.0 * self.nodes as f64 / model,
+                    hours(low),
+                    hours(high)
+                );
+            }
+        }
+        line
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "units": self.units,
+            "units_this_stretch": self.units_this_run,
+            "running": self.running,
+            "waiting": self.waiting,
+            "lower": self.root.lower,
+            "upper": self.root.upper,
+            "testing": self.root.beta,
+            "tests": root_steps(self.root),
+            "nodes": self.nodes,
+            "stretch_nodes": self.run_nodes,
+            "stretch_seconds": self.run_seconds,
+            "nodes_per_second": self.rate(),
+            "model_nodes": self.model_nodes,
+            "seconds_left_model": self.model_nodes.and_then(|m| self.left(m)),
+            "seconds_left_model_low": self.model_nodes.and_then(|m| self.left(m * MODEL_LOW)),
+        })
+    }
+}
+
+/// The factor the progress estimate's upper end puts on the cost model:
+/// Kalah(6,6) positions along published perfect lines searched several
+/// times what the model gives their sizes.
+const MODEL_LOW: f64 = 10.0;
+
+/// `x` with an SI prefix: 1.23 G.
+fn si(x: f64) -> String {
+    let (v, p) = [(1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")]
+        .into_iter()
+        .find(|&(s, _)| x >= s)
+        .map_or((x, ""), |(s, p)| (x / s, p));
+    format!("{v:.3}{p}")
+}
+
+/// Seconds as `1h02m` or `42.0 s`.
+fn hours(s: f64) -> String {
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else {
+        let m = (s / 60.0).round() as u64;
+        format!("{}h{:02}m", m / 60, m % 60)
     }
 }
 
@@ -1369,6 +1506,7 @@ mod tests {
     fn stopped_units_are_counted_by_why() {
         let identity = RunIdentity {
             pits: 6,
+            seeds: 4,
             rules: "ec".into(),
             table_seeds: 0,
         };

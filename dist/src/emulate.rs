@@ -696,6 +696,8 @@ pub fn emulate(
             budget: settings.budget,
             policy: settings.policy,
             progress_every: settings.progress_every,
+            progress_json: false,
+            model_nodes: None,
         },
     )?;
     if let Some(f) = file {

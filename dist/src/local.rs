@@ -1,7 +1,8 @@
 //! The in-process engine: one worker in the coordinator's own process,
 //! units answered one at a time as they are issued. For tests of the top
 //! tree and for machines without MPI; never cancels (a unit is answered
-//! before the next plan).
+//! before the next plan), except when the run is stopped (Ctrl-C,
+//! SIGTERM), which stops the unit in flight.
 
 use std::time::Instant;
 
@@ -41,7 +42,9 @@ impl Engine for LocalEngine {
     /// Solves the unit issued here and now, whatever `until` says.
     fn wait(&mut self, _until: Option<f64>) -> Result<Option<Reply>, String> {
         let issue = self.issued.take().ok_or("no unit is running")?;
-        let a = self.solver.solve(issue.key, issue.budget, || false);
+        let a = self
+            .solver
+            .solve(issue.key, issue.budget, kalah::interrupt::requested);
         Ok(Some(Reply {
             worker: 0,
             seq: issue.seq,

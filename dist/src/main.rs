@@ -18,7 +18,7 @@ use kalah_dist::fill::{fill, FillSettings, Simulation};
 use kalah_dist::plan::{TopTree, AHEAD_TESTS, CUT_EARLY};
 use kalah_dist::report;
 use kalah_dist::sim_report::{EmuReport, EmuRun, SimReport};
-use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::store::{Busy, RunConfig, StoreError, WorkDir};
 use kalah_dist::unit::RunIdentity;
 use kalah_dist::worker::UnitSolver;
 
@@ -41,6 +41,14 @@ enum Command {
     /// Solve Kalah(M,N) from the start: every rank runs this command.
     /// Killed, the same command resumes from the work directory.
     Solve(SolveArgs),
+    /// Where the run in a work directory stands, without running it: the
+    /// game, the root's bounds so far, units and nodes recorded, CPU
+    /// time, whether a process runs on it now.
+    Status(StatusArgs),
+    /// Pack the loose records of a work directory (units/,
+    /// cancelled.jsonl) into its next sealed segment (segments/NNNNNN.jsonl.gz):
+    /// one small file to commit at the end of a stretch of a long run.
+    Pack(PackArgs),
     /// Replay the run recorded in a work directory on simulated workers.
     Simulate(SimArgs),
     /// Measure the engine: round trips of empty units through MPI.
@@ -125,6 +133,19 @@ struct SolveArgs {
     /// Without MPI: answer the units in this process, one at a time.
     #[arg(long)]
     local: bool,
+    /// Search threads of the --local worker (0: all cores). Each unit is
+    /// searched by this many threads on one table.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "local")]
+    threads: usize,
+    /// When another process runs on the work directory, wait for it to
+    /// end instead of refusing at once.
+    #[arg(long)]
+    wait: bool,
+    /// When the run ends or is stopped (Ctrl-C, SIGTERM), pack its loose
+    /// records into the work directory's next sealed segment (as
+    /// `kalah-dist pack`): the files a long run commits at each stop.
+    #[arg(long)]
+    pack: bool,
     /// Print one JSON object: `kalah solve --json`'s fields and the units'.
     #[arg(long)]
     json: bool,
@@ -316,6 +337,27 @@ struct SimArgs {
 }
 
 #[derive(Args, Debug)]
+struct StatusArgs {
+    /// The work directory.
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+    /// Directory of the endgame tables the top tree reads small boards
+    /// from (default: as `kalah`'s); none built: the replay goes without.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct PackArgs {
+    /// The work directory (no run may be running on it).
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+}
+
+#[derive(Args, Debug)]
 struct PingArgs {
     /// Empty units to send.
     #[arg(long, default_value_t = 20000)]
@@ -324,9 +366,12 @@ struct PingArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    kalah::interrupt::install();
     let result = match cli.command {
         Command::Prepare(g) => prepare(&g),
         Command::Solve(a) => solve(&a),
+        Command::Status(a) => status(&a),
+        Command::Pack(a) => pack(&a),
         Command::Simulate(a) => sim(&a),
         Command::Ping(a) => ping(&a),
     };
@@ -515,6 +560,7 @@ fn coordinate_here(
     let table_seeds = tables.as_ref().map(|t| t.max_seeds());
     let identity = RunIdentity {
         pits: a.game.pits,
+        seeds: a.game.seeds,
         rules: rules.slug(),
         table_seeds: table_seeds.unwrap_or(0),
     };
@@ -525,14 +571,17 @@ fn coordinate_here(
         .cut_early
         .unwrap_or(if a.unit_budget > 0 { CUT_EARLY } else { 0 });
     let config = RunConfig {
-        format: 1,
+        format: kalah_dist::store::FORMAT,
         identity: identity.clone(),
-        seeds: a.game.seeds,
         frontier,
         budget: a.unit_budget,
         cut_early,
     };
-    let mut dir = WorkDir::open(&a.work, &config).map_err(|e| CliError::Input(e.to_string()))?;
+    let busy = if a.wait { Busy::Wait } else { Busy::Refuse };
+    let mut dir = WorkDir::open(&a.work, &config, busy).map_err(|e| match e {
+        StoreError::Busy { .. } | StoreError::Io { .. } => failure(e),
+        _ => CliError::Input(e.to_string()),
+    })?;
     let loaded = dir.load().map_err(failure)?;
     for r in &loaded.refused {
         eprintln!("kalah-dist: refused (recomputed): {r}");
@@ -549,7 +598,13 @@ fn coordinate_here(
         Some(make) => make(),
         None => {
             let tt_mb = worker_tt_mb(a, start, tables.as_deref());
-            let solver = UnitSolver::new(game.clone(), tables.clone(), tt_mb).map_err(failure)?;
+            let threads = if a.threads == 0 {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            } else {
+                a.threads
+            };
+            let solver = UnitSolver::threaded(game.clone(), tables.clone(), tt_mb, threads)
+                .map_err(failure)?;
             Box::new(kalah_dist::local::LocalEngine::new(solver))
         }
     };
@@ -564,16 +619,34 @@ fn coordinate_here(
         budget: a.unit_budget,
         policy: a.policy.policy(),
         progress_every: a.progress,
+        progress_json: a.json,
+        model_nodes: kalah::service::cost::predicted_nodes(
+            a.game.pits,
+            a.game.seeds,
+            rules,
+            table_seeds.unwrap_or(0),
+        ),
     };
-    let mut done = coordinate(
+    let result = coordinate(
         &tree,
         &identity,
         &loaded.records,
         &mut *engine,
         &mut dir,
         settings,
-    )
-    .map_err(failure)?;
+    );
+    if a.pack {
+        match dir.pack() {
+            Ok(Some((path, n))) => {
+                eprintln!("kalah-dist: packed {n} records into {}", path.display())
+            }
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("kalah-dist: could not pack the records: {e} (they stay in units/)")
+            }
+        }
+    }
+    let mut done = result.map_err(failure)?;
     for r in &loaded.cancelled {
         done.counts.add_cancelled(r);
     }
@@ -650,6 +723,159 @@ fn print_answer(
     Ok(())
 }
 
+fn pack(a: &PackArgs) -> Result<(), CliError> {
+    let (config, _) = RunConfig::read(&a.work).map_err(CliError::Input)?;
+    let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
+    match dir.pack().map_err(failure)? {
+        Some((path, n)) => println!("packed {n} records into {}", path.display()),
+        None => println!("{}: no loose records to pack", a.work.display()),
+    }
+    Ok(())
+}
+
+fn status(a: &StatusArgs) -> Result<(), CliError> {
+    use kalah_dist::facts::Facts;
+    let (config, rules) = RunConfig::read(&a.work).map_err(CliError::Input)?;
+    let id = &config.identity;
+    let start = Position::start(id.pits, id.seeds).map_err(failure)?;
+    let game = Game::new(id.pits, rules);
+    let loaded = kalah_dist::store::read_records(&a.work, id).map_err(failure)?;
+    let running = kalah_dist::store::is_busy(&a.work).map_err(failure)?;
+    let table_args = TableArgs {
+        tables: a.tables.clone(),
+        table_seeds: Some(id.table_seeds),
+        no_tables: id.table_seeds == 0,
+    };
+    let (tables, _) =
+        kalah::service::setup::open_present(&table_args.policy(), id.pits, rules, false)
+            .unwrap_or((None, None));
+    let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
+    let mut facts = Facts::default();
+    for r in &loaded.records {
+        facts.add(r.key().map_err(failure)?, r.verdict);
+        r.known.iter().for_each(|k| facts.add_known(k));
+    }
+    let mut tree = TopTree::new(&game, probe, config.frontier, start, 0);
+    tree.cut_early = config.cut_early;
+    let plan = tree.plan(&mut facts).map_err(failure)?;
+    let sum = |rs: &[kalah_dist::unit::UnitRecord]| {
+        rs.iter()
+            .fold((0u64, 0.0f64), |(n, s), r| (n + r.nodes, s + r.seconds))
+    };
+    let (unit_nodes, unit_seconds) = sum(&loaded.records);
+    let (cancelled_nodes, cancelled_seconds) = sum(&loaded.cancelled);
+    let split = loaded
+        .records
+        .iter()
+        .filter(|r| r.verdict == kalah_dist::unit::Verdict::Split)
+        .count();
+    let j = serde_json::json!({
+        "work": a.work.display().to_string(),
+        "pits": id.pits,
+        "seeds": id.seeds,
+        "rules": id.rules,
+        "table_seeds": id.table_seeds,
+        "tables_open": tables.is_some(),
+        "frontier": config.frontier,
+        "cut_early": config.cut_early,
+        "unit_budget": config.budget,
+        "running": running,
+        "segments": loaded.segments,
+        "units": loaded.records.len(),
+        "split_units": split,
+        "cancelled_units": loaded.cancelled.len(),
+        "refused": loaded.refused,
+        "nodes": unit_nodes + cancelled_nodes,
+        "cancelled_nodes": cancelled_nodes,
+        "cpu_seconds": unit_seconds + cancelled_seconds,
+        "guess": plan.root.guess,
+        "tests": plan.root.tests.iter().map(|&(b, h)| serde_json::json!({"beta": b, "holds": h})).collect::<Vec<_>>(),
+        "lower": plan.root.lower,
+        "upper": plan.root.upper,
+        "testing": plan.root.beta,
+        "units_needed_next": plan.required,
+        "solved": plan.solved.as_ref().map(|s| s.value),
+    });
+    if a.json {
+        kalah::cli::output::write_line(format_args!(
+            "{}",
+            serde_json::to_string(&j).expect("plain struct")
+        ))?;
+        return Ok(());
+    }
+    let mut out = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "{}: Kalah({},{}), rules {}, frontier {}, cut nodes {} above it, unit budget {}; latest tables {} seeds{}",
+        a.work.display(),
+        id.pits,
+        id.seeds,
+        id.rules,
+        config.frontier,
+        config.cut_early,
+        config.budget,
+        id.table_seeds,
+        if tables.is_some() { "" } else { " (not here: replayed without them)" }
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        if running {
+            "running now (a process holds its lock)"
+        } else {
+            "not running"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "records: {} units ({split} split) in {} segments and loose files, {} cancelled, {} refused",
+        loaded.records.len(),
+        loaded.segments,
+        loaded.cancelled.len(),
+        loaded.refused.len()
+    );
+    for r in &loaded.refused {
+        let _ = writeln!(out, "  refused: {r}");
+    }
+    let _ = writeln!(
+        out,
+        "work: {} nodes ({} in cancelled units), {:.2} hours of unit search (wall, per unit; stretches.tsv has the CPU time)",
+        unit_nodes + cancelled_nodes,
+        cancelled_nodes,
+        (unit_seconds + cancelled_seconds) / 3600.0
+    );
+    let tests: Vec<String> = plan
+        .root
+        .tests
+        .iter()
+        .map(|&(b, h)| format!("{}{b}", if h { ">=" } else { "<" }))
+        .collect();
+    let _ = writeln!(
+        out,
+        "root: first guess {}, tests {}; value in [{}, {}]",
+        plan.root.guess.map_or("-".into(), |g| format!("{g:+}")),
+        if tests.is_empty() {
+            "none yet".into()
+        } else {
+            tests.join(" ")
+        },
+        plan.root.lower,
+        plan.root.upper
+    );
+    let _ = match (&plan.solved, plan.root.beta) {
+        (Some(s), _) => writeln!(out, "solved: value {:+}", s.value),
+        (None, Some(b)) => writeln!(
+            out,
+            "next: the test value >= {b} waits on {} units",
+            plan.required
+        ),
+        (None, None) => writeln!(out, "next: {} units", plan.required),
+    };
+    kalah::cli::output::write_line(format_args!("{}", out.trim_end()))?;
+    Ok(())
+}
+
 fn sim(a: &SimArgs) -> Result<(), CliError> {
     if let Some(p) = a.workers.iter().find(|&&p| p == 0) {
         return Err(CliError::Input(format!(
@@ -663,11 +889,11 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
     }
     let (config, rules) = RunConfig::read(&a.work).map_err(CliError::Input)?;
     let pits = config.identity.pits;
-    let start = Position::start(pits, config.seeds).map_err(failure)?;
+    let start = Position::start(pits, config.identity.seeds).map_err(failure)?;
     let game = Game::new(pits, rules);
     let spec = GameSpec {
         pits,
-        seeds: config.seeds,
+        seeds: config.identity.seeds,
         rules: RulesArgs {
             empty_capture: rules.capture == kalah_solver::CaptureRule::Empty,
             end: match rules.end {
@@ -683,7 +909,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         },
     };
     let tables = tables_of(&spec, false)?;
-    let dir = WorkDir::open(&a.work, &config).map_err(failure)?;
+    let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
     let trees: Vec<(usize, TopTree<'_>)> = a
         .workers

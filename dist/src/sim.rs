@@ -655,6 +655,8 @@ pub fn simulate(
             budget,
             policy: dispatch.policy,
             progress_every: 0.0,
+            progress_json: false,
+            model_nodes: None,
         },
     )
     .map_err(|message| SimError {

@@ -145,20 +145,44 @@ pub enum Stop {
     Preempted,
     /// The solve had its answer and perfect game.
     Solved,
+    /// The run was stopped (Ctrl-C, SIGTERM): the unit is asked again
+    /// when the run resumes.
+    Interrupted,
 }
 
-/// The unit's identity outside the board and bound: a result is valid only
-/// for the same houses, rules and table depth (the table depth changes no
-/// value, only the cost, but a record that claims another depth is not
-/// what this run would have computed and is refused).
+/// The game a unit belongs to: houses, seeds a house at the start, rules,
+/// and the endgame tables its worker probed. A record is valid for the
+/// same houses, seeds and rules ([`RunIdentity::same_game`]); the table
+/// depth changes no value, only the cost, so a run may go on over deeper
+/// tables than its first records were computed with (each record names
+/// its own).
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct RunIdentity {
     /// Houses a side.
     pub pits: usize,
+    /// Seeds a house at the start of the game the run solves.
+    pub seeds: usize,
     /// The rule set's slug (`Rules::slug`).
     pub rules: String,
     /// The endgame tables the workers probe: boards of up to this many seeds.
     pub table_seeds: u32,
+}
+
+impl RunIdentity {
+    /// Whether `other` is the same game: houses, seeds and rules (the
+    /// table depth aside).
+    ///
+    /// # Errors
+    /// What differs, both sides named.
+    pub fn same_game(&self, other: &RunIdentity) -> Result<(), String> {
+        if self.pits == other.pits && self.seeds == other.seeds && self.rules == other.rules {
+            return Ok(());
+        }
+        Err(format!(
+            "recorded for Kalah({},{}), rules {}; this run is Kalah({},{}), rules {}",
+            self.pits, self.seeds, self.rules, other.pits, other.seeds, other.rules
+        ))
+    }
 }
 
 /// One unit's result, as stored in `units/<stem>.json`.
@@ -212,6 +236,12 @@ pub struct UnitRecord {
     /// (absent when none, and in records written before it existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub known: Vec<Known>,
+    /// The record's checksum ([`UnitRecord::seal`]): XXH64 of the record
+    /// written as compact JSON with this field empty, 16 hex digits. A
+    /// record whose bytes changed after it was written (a torn write, a
+    /// flipped bit, an edit) fails it and is refused.
+    #[serde(default)]
+    pub check: String,
 }
 
 /// The houses of `board` with `pits` a side: mover's houses 1..m, then the
@@ -262,7 +292,52 @@ impl UnitRecord {
             stopped: None,
             speculative: false,
             known: Vec::new(),
+            check: String::new(),
         }
+    }
+
+    /// The checksum of this record: XXH64 (seed 0) of its compact JSON
+    /// with `check` empty, as 16 lowercase hex digits. Every field is in
+    /// it, the game's identity among them, so a record moved to another
+    /// run's directory still fails that run's identity check, and one
+    /// edited by hand fails this.
+    pub fn checksum(&self) -> String {
+        let bare = UnitRecord {
+            check: String::new(),
+            ..self.clone()
+        };
+        let text = serde_json::to_string(&bare).expect("plain struct");
+        format!(
+            "{:016x}",
+            kalah_solver::table::format::xxh64(text.as_bytes())
+        )
+    }
+
+    /// [`UnitRecord::check`] of a record read back from storage, after its
+    /// checksum: one whose bytes changed after [`UnitRecord::seal`] (or that
+    /// was never sealed) is refused.
+    ///
+    /// # Errors
+    /// No checksum, a checksum that does not match, or what
+    /// [`UnitRecord::check`] refuses.
+    pub fn verify(&self, identity: &RunIdentity) -> Result<UnitKey, String> {
+        if self.check.is_empty() {
+            return Err("no checksum".into());
+        }
+        let sum = self.checksum();
+        if self.check != sum {
+            return Err(format!(
+                "checksum {} does not match its contents ({sum}): changed after it was written",
+                self.check
+            ));
+        }
+        self.check(identity)
+    }
+
+    /// The record with its checksum set: what the work directory stores.
+    pub fn seal(mut self) -> UnitRecord {
+        self.check = self.checksum();
+        self
     }
 
     /// The question this record answers, read back from its text fields.
@@ -276,23 +351,14 @@ impl UnitRecord {
         })
     }
 
-    /// Whether the record fits `identity` and its own key (an exact verdict
-    /// only for an exact unit, a test verdict only for a test).
+    /// Whether the record is of `identity`'s game and fits its own key (an
+    /// exact verdict only for an exact unit, a test verdict only for a
+    /// test). [`UnitRecord::verify`] checks a stored record's checksum too.
     ///
     /// # Errors
     /// What does not match.
     pub fn check(&self, identity: &RunIdentity) -> Result<UnitKey, String> {
-        if &self.identity != identity {
-            return Err(format!(
-                "recorded for {} houses, rules {}, tables of {} seeds; this run is {} houses, rules {}, tables of {} seeds",
-                self.identity.pits,
-                self.identity.rules,
-                self.identity.table_seeds,
-                identity.pits,
-                identity.rules,
-                identity.table_seeds
-            ));
-        }
+        self.identity.same_game(identity)?;
         let key = self.key()?;
         check_known(&self.known)?;
         let exact = key.beta == EXACT;
@@ -323,6 +389,7 @@ mod tests {
     fn start_test() -> (RunIdentity, UnitKey) {
         let identity = RunIdentity {
             pits: 6,
+            seeds: 4,
             rules: "ec".into(),
             table_seeds: 20,
         };
@@ -368,17 +435,59 @@ mod tests {
                 },
             ],
             ..UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5)
-        };
+        }
+        .seal();
         let line = serde_json::to_string(&record).unwrap();
         let back: UnitRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, record);
-        assert_eq!(back.check(&identity), Ok(key));
+        assert_eq!(back.verify(&identity), Ok(key));
         // 47 seeds on the child: no value lies above 47, none below -47.
         assert_eq!(child.seeds(), 47);
         for (lower, upper) in [(Some(-1), Some(-2)), (Some(48), None), (None, Some(-48))] {
             record.known[1].lower = lower;
             record.known[1].upper = upper;
-            assert!(record.check(&identity).is_err(), "{lower:?}..{upper:?}");
+            record = record.seal();
+            let e = record.verify(&identity).unwrap_err();
+            assert!(e.contains("known bounds"), "{lower:?}..{upper:?}: {e}");
         }
+    }
+
+    /// A record refuses any change to its text that its checksum does not
+    /// follow: a verdict, a bound, a board, the game; and one of another
+    /// game is refused even when its checksum is right.
+    #[test]
+    fn the_checksum_catches_edits_and_the_identity_other_games() {
+        let (identity, key) = start_test();
+        let record = UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5).seal();
+        assert_eq!(record.verify(&identity), Ok(key));
+        let line = serde_json::to_string(&record).unwrap();
+        for (from, to) in [
+            (r#""kind":"at_least""#, r#""kind":"below""#),
+            (r#""beta":2"#, r#""beta":4"#),
+            (r#""seeds":4"#, r#""seeds":5"#),
+            (r#""nodes":1000"#, r#""nodes":1001"#),
+        ] {
+            assert!(line.contains(from), "{line}");
+            let edited: UnitRecord = serde_json::from_str(&line.replace(from, to)).unwrap();
+            let e = edited.verify(&identity).unwrap_err();
+            assert!(e.contains("checksum"), "{from} -> {to}: {e}");
+        }
+        let unsealed = UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5);
+        assert_eq!(unsealed.verify(&identity).unwrap_err(), "no checksum");
+        let other = RunIdentity {
+            seeds: 5,
+            ..identity.clone()
+        };
+        let foreign = UnitRecord::answer(&other, &key, Some(Verdict::AtLeast), 1000, 0.5).seal();
+        let e = foreign.verify(&identity).unwrap_err();
+        assert!(e.contains("Kalah(6,5)") && e.contains("Kalah(6,4)"), "{e}");
+        // Deeper tables change no value: a record of the same game over
+        // other tables is used.
+        let deeper = RunIdentity {
+            table_seeds: 30,
+            ..identity.clone()
+        };
+        let r = UnitRecord::answer(&deeper, &key, Some(Verdict::Below), 10, 0.1).seal();
+        assert_eq!(r.verify(&identity), Ok(key));
     }
 }

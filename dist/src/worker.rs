@@ -44,6 +44,11 @@ pub struct UnitSolver {
     gate: Arc<NodeGate>,
     /// The entries its searches collect for other machines, if any.
     publisher: Option<Arc<Publisher>>,
+    /// Search threads of a unit. With more than one the gate stays open
+    /// (a gate holds one search thread) and a test is split once the
+    /// threads' nodes together pass its budget, seen by
+    /// [`UnitRun::poll`]: within a poll's nap of it, not at an exact count.
+    threads: usize,
 }
 
 impl UnitSolver {
@@ -53,7 +58,23 @@ impl UnitSolver {
     /// # Errors
     /// Unusable tables or a table that cannot be allocated.
     pub fn new(game: Game, tables: Option<Arc<Tables>>, tt_mb: usize) -> Result<UnitSolver, Error> {
-        UnitSolver::on(game, tables, tt_mb, None)
+        UnitSolver::on(game, tables, tt_mb, None, 1)
+    }
+
+    /// A solver of `threads` search threads (at least one) on one `tt_mb`
+    /// MiB table, for a worker that has the machine's cores to itself
+    /// (`kalah-dist solve --local --threads N`).
+    ///
+    /// # Errors
+    /// Unusable tables, a table that cannot be allocated, threads that
+    /// cannot be started.
+    pub fn threaded(
+        game: Game,
+        tables: Option<Arc<Tables>>,
+        tt_mb: usize,
+        threads: usize,
+    ) -> Result<UnitSolver, Error> {
+        UnitSolver::on(game, tables, tt_mb, None, threads.max(1))
     }
 
     /// `n` single-threaded solvers for `game` over `tables` searching on
@@ -78,7 +99,15 @@ impl UnitSolver {
             ))
         })?);
         (0..n)
-            .map(|_| UnitSolver::on(game.clone(), tables.clone(), tt_mb, Some(Arc::clone(&tt))))
+            .map(|_| {
+                UnitSolver::on(
+                    game.clone(),
+                    tables.clone(),
+                    tt_mb,
+                    Some(Arc::clone(&tt)),
+                    1,
+                )
+            })
             .collect()
     }
 
@@ -87,10 +116,11 @@ impl UnitSolver {
         tables: Option<Arc<Tables>>,
         tt_mb: usize,
         shared: Option<Arc<TranspositionTable>>,
+        threads: usize,
     ) -> Result<UnitSolver, Error> {
         let config = SearchConfig {
             tt_mb,
-            threads: 1,
+            threads,
             ..SearchConfig::default()
         };
         let mut solver = new_solver_on(game, config, tables, StopBy::OwnFlag, shared)?;
@@ -98,13 +128,16 @@ impl UnitSolver {
         // solver runs free.
         let gate = Arc::new(NodeGate::new());
         gate.release();
-        solver.set_gate(Arc::clone(&gate));
+        if threads == 1 {
+            solver.set_gate(Arc::clone(&gate));
+        }
         let stop = solver.stop_flag().expect("a solver's own flag");
         Ok(UnitSolver {
             solver,
             stop,
             gate,
             publisher: None,
+            threads,
         })
     }
 
@@ -176,6 +209,9 @@ pub struct UnitRun<'scope, 'u> {
     key: UnitKey,
     started: Instant,
     split: bool,
+    /// The node budget [`UnitRun::poll`] splits at, for a solver of
+    /// several threads (0: none, or the gate holds it).
+    budget: u64,
     search: std::thread::ScopedJoinHandle<'scope, UnitSearch>,
 }
 
@@ -193,15 +229,19 @@ impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
         unit.stop.store(false, Relaxed);
         unit.solver.reset_stats();
         let budget = if key.beta == EXACT { 0 } else { budget };
-        unit.gate.rearm();
-        unit.gate
-            .open_to(if budget > 0 { budget + 1 } else { u64::MAX });
+        let gated = unit.threads == 1;
+        if gated {
+            unit.gate.rearm();
+            unit.gate
+                .open_to(if budget > 0 { budget + 1 } else { u64::MAX });
+        }
         let gate = Arc::clone(&unit.gate);
         UnitRun {
             unit,
             key,
             started: Instant::now(),
             split: false,
+            budget: if gated { 0 } else { budget },
             search: scope.spawn(move || {
                 let result = search_unit(&unit.solver, key);
                 gate.finish();
@@ -216,7 +256,8 @@ impl<'scope, 'u: 'scope> UnitRun<'scope, 'u> {
         if self.search.is_finished() {
             return true;
         }
-        if let Some(GateStop::Paused(_)) = self.unit.gate.peek() {
+        let over = self.budget > 0 && self.unit.solver.stats().nodes > self.budget;
+        if over || matches!(self.unit.gate.peek(), Some(GateStop::Paused(_))) {
             if !self.unit.stop.load(Relaxed) {
                 self.split = true;
             }

@@ -29,6 +29,7 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
         let start = Position::start(pits, seeds).unwrap();
         let identity = RunIdentity {
             pits,
+            seeds,
             rules: rules.slug(),
             table_seeds: 0,
         };
@@ -105,6 +106,8 @@ fn emulated_runs_give_the_solvers_values_on_every_worker_count() {
                         budget,
                         policy: SETTINGS.policy,
                         progress_every: 0.0,
+                        progress_json: false,
+                        model_nodes: None,
                     },
                 )
                 .unwrap();
@@ -148,6 +151,7 @@ fn kalah_4_4_ec() -> (Game, Position, RunIdentity) {
     };
     let identity = RunIdentity {
         pits: 4,
+        seeds: 4,
         rules: rules.slug(),
         table_seeds: 0,
     };

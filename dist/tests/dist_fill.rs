@@ -56,20 +56,20 @@ fn a_filled_record_grounds_every_simulated_schedule() {
     let start = Position::start(PITS, SEEDS).unwrap();
     let identity = RunIdentity {
         pits: PITS,
+        seeds: SEEDS,
         rules: rules.slug(),
         table_seeds: TABLE_SEEDS,
     };
     let config = RunConfig {
-        format: 1,
+        format: kalah_dist::store::FORMAT,
         identity: identity.clone(),
-        seeds: SEEDS,
         frontier: FRONTIER,
         budget: BUDGET,
         cut_early: CUT_EARLY,
     };
 
     // The recorded run: one worker, in this process, into the work directory.
-    let mut dir = WorkDir::open(&work, &config).unwrap();
+    let mut dir = WorkDir::open(&work, &config, kalah_dist::store::Busy::Refuse).unwrap();
     let solver = UnitSolver::new(game.clone(), Some(tables.clone()), 16).unwrap();
     // Cut nodes above the frontier are units, as a run with a budget
     // takes them by default.
@@ -88,6 +88,8 @@ fn a_filled_record_grounds_every_simulated_schedule() {
             budget: BUDGET,
             policy: Policy::DEFAULT,
             progress_every: 0.0,
+            progress_json: false,
+            model_nodes: None,
         },
     )
     .unwrap();

@@ -10,15 +10,16 @@ use kalah_dist::coordinator::{coordinate, Discard, Policy, Settings, Sink};
 use kalah_dist::local::LocalEngine;
 use kalah_dist::plan::TopTree;
 use kalah_dist::report::replay;
-use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::store::{Busy, RunConfig, StoreError, WorkDir};
 use kalah_dist::unit::{RunIdentity, UnitKey, UnitRecord};
 use kalah_dist::worker::UnitSolver;
 use kalah_solver::search::SearchConfig;
 use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules, Solver};
 
-fn identity(pits: usize, rules: Rules) -> RunIdentity {
+fn identity(pits: usize, seeds: usize, rules: Rules) -> RunIdentity {
     RunIdentity {
         pits,
+        seeds,
         rules: rules.slug(),
         table_seeds: 0,
     }
@@ -58,6 +59,8 @@ const SETTINGS: Settings = Settings {
     budget: 0,
     policy: Policy::DEFAULT,
     progress_every: 0.0,
+    progress_json: false,
+    model_nodes: None,
 };
 
 #[test]
@@ -78,7 +81,7 @@ fn values_and_perfect_games_match_the_solver() {
         tree.fail_soft = fail_soft;
         let done = coordinate(
             &tree,
-            &identity(pits, rules),
+            &identity(pits, seeds, rules),
             &[],
             &mut local(&game),
             &mut Discard,
@@ -138,7 +141,7 @@ fn cut_nodes_above_the_frontier_are_units() {
     let game = Game::new(pits, rules);
     let start = Position::start(pits, seeds).unwrap();
     let levels = levels(&game, &start, frontier);
-    let id = identity(pits, rules);
+    let id = identity(pits, seeds, rules);
     let value = reference(&game, &start);
     for cut_early in [0, 1, 2] {
         let mut tree = TopTree::new(&game, None, frontier, start, 0);
@@ -179,7 +182,7 @@ fn a_stopped_run_resumes_from_its_records() {
     let game = Game::new(pits, rules);
     let start = Position::start(pits, seeds).unwrap();
     let tree = TopTree::new(&game, None, 4, start, 0);
-    let id = identity(pits, rules);
+    let id = identity(pits, seeds, rules);
     let whole = coordinate(&tree, &id, &[], &mut local(&game), &mut Discard, SETTINGS).unwrap();
     assert!(whole.counts.units > 10);
     let mut first = Memory {
@@ -227,14 +230,13 @@ fn records_of_another_run_are_refused() {
     let rules = Rules::STANDARD;
     let dir = temp("refuse");
     let config = RunConfig {
-        format: 1,
-        identity: identity(4, rules),
-        seeds: 3,
+        format: kalah_dist::store::FORMAT,
+        identity: identity(4, 3, rules),
         frontier: 4,
         budget: 0,
         cut_early: 0,
     };
-    let mut work = WorkDir::open(&dir, &config).unwrap();
+    let mut work = WorkDir::open(&dir, &config, Busy::Refuse).unwrap();
     let game = Game::new(4, rules);
     let start = Position::start(4, 3).unwrap();
     let tree = TopTree::new(&game, None, 4, start, 0);
@@ -251,33 +253,78 @@ fn records_of_another_run_are_refused() {
     assert!(loaded.refused.is_empty());
     let n = loaded.records.len();
     assert!(n > 2);
-    // One record claims other tables, one is torn, one holds another key.
+    // One record's verdict edited (its checksum not), one torn, one
+    // holding another key, one of another game with a right checksum.
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("units"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
     let text = std::fs::read_to_string(&files[0]).unwrap();
-    std::fs::write(
-        &files[0],
-        text.replace("\"table_seeds\": 0", "\"table_seeds\": 12"),
-    )
-    .unwrap();
+    let flipped = if text.contains("\"at_least\"") {
+        text.replace("\"at_least\"", "\"below\"")
+    } else {
+        text.replace("\"below\"", "\"at_least\"")
+    };
+    assert_ne!(flipped, text, "{text}");
+    std::fs::write(&files[0], flipped).unwrap();
     std::fs::write(&files[1], "{\"pits\": 4").unwrap();
     std::fs::copy(&files[2], dir.join("units").join("0_7.json")).unwrap();
+    let mut foreign: UnitRecord =
+        serde_json::from_str(&std::fs::read_to_string(&files[3]).unwrap()).unwrap();
+    foreign.identity.seeds = 4;
+    let foreign = foreign.seal();
+    std::fs::write(&files[3], serde_json::to_string(&foreign).unwrap()).unwrap();
     let loaded = work.load().unwrap();
-    assert_eq!(loaded.records.len(), n - 2, "{:?}", loaded.refused);
-    assert_eq!(loaded.refused.len(), 3, "{:?}", loaded.refused);
-    assert!(loaded.refused[..]
-        .iter()
-        .any(|r| r.contains("tables of 12 seeds")));
+    assert_eq!(loaded.records.len(), n - 3, "{:?}", loaded.refused);
+    assert_eq!(loaded.refused.len(), 4, "{:?}", loaded.refused);
+    let said = |what: &str| loaded.refused.iter().any(|r| r.contains(what));
+    assert!(said("checksum"), "{:?}", loaded.refused);
+    assert!(said("recorded for Kalah(4,4)"), "{:?}", loaded.refused);
+    assert!(said("holds the result of"), "{:?}", loaded.refused);
+    // A second process on the directory is refused, naming it.
+    match WorkDir::open(&dir, &config, Busy::Refuse) {
+        Err(e @ StoreError::Busy { .. }) => {
+            let e = e.to_string();
+            assert!(
+                e.contains(&dir.display().to_string()) && e.contains("busy"),
+                "{e}"
+            );
+        }
+        other => panic!("a second open: {:?}", other.err()),
+    }
+    drop(work);
     // A work directory of another game is refused as a whole.
     let other = RunConfig {
-        seeds: 4,
+        identity: identity(4, 4, rules),
         ..config.clone()
     };
-    let e = WorkDir::open(&dir, &other).err().unwrap().to_string();
+    let e = WorkDir::open(&dir, &other, Busy::Refuse)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("run.json") && e.contains("Kalah(4,3)"), "{e}");
+    // Packed into a segment, the usable records read back the same; the
+    // refused loose files stay where they were, still refused.
+    let work = WorkDir::open(&dir, &config, Busy::Refuse).unwrap();
+    let before = work.load().unwrap();
+    let (segment, packed) = work.pack().unwrap().unwrap();
+    assert!(
+        segment.ends_with("segments/000001.jsonl.gz"),
+        "{}",
+        segment.display()
+    );
+    assert_eq!(packed, before.records.len() + before.cancelled.len());
+    let after = work.load().unwrap();
+    assert_eq!(after.segments, 1);
+    let keys = |l: &kalah_dist::store::Loaded| {
+        let mut k: Vec<_> = l.records.iter().map(|r| r.key().unwrap()).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&after), keys(&before));
+    assert_eq!(after.refused.len(), 4, "{:?}", after.refused);
+    assert!(work.pack().unwrap().is_none(), "nothing left to pack");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

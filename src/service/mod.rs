@@ -18,6 +18,7 @@
 
 pub mod answer;
 pub mod batch;
+pub mod cost;
 mod fast_line;
 pub mod position;
 pub mod setup;

@@ -3,14 +3,15 @@
 
 use std::path::Path;
 
-use kalah_dist::store::{RunConfig, WorkDir};
+use kalah_dist::store::{read_records, RunConfig};
 use kalah_dist::unit::{UnitRecord, Verdict};
 
 /// The tests the run in `work` answered (not split, not filled), in issue
 /// order.
 pub fn answered_tests(work: &Path, config: &RunConfig) -> Result<Vec<UnitRecord>, String> {
-    let dir = WorkDir::open(work, config).map_err(|e| e.to_string())?;
-    let mut records = dir.load().map_err(|e| e.to_string())?.records;
+    let mut records = read_records(work, &config.identity)
+        .map_err(|e| e.to_string())?
+        .records;
     records.retain(|r| !r.filled && matches!(r.verdict, Verdict::AtLeast | Verdict::Below));
     records.sort_by_key(|r| r.seq);
     Ok(records)
