@@ -5,8 +5,8 @@
 //!
 //! * [`rules`]: the rule set (capture and end variants).
 //! * [`board`]: mover-relative bitpacked boards and sowing (no I/O, no heap).
-//! * [`position`], [`notation`]: user-facing positions and move lines with
-//!   typed errors.
+//! * [`size`], [`position`], [`notation`]: a game's checked size,
+//!   user-facing positions and move lines with typed errors.
 //! * [`index`]: the frozen rank/unrank contract between boards and table slots.
 //! * [`perft`]: move-path counts.
 //! * [`search`]: exact search (MTD(f), transposition table, threads) and
@@ -30,6 +30,7 @@ pub mod query;
 pub mod rules;
 pub mod sample;
 pub mod search;
+pub mod size;
 pub mod table;
 mod window;
 
@@ -39,6 +40,7 @@ pub use notation::{Line, LineError, Numbering};
 pub use position::{MoveError, Played, Position, PositionError, Setup, Side};
 pub use rules::{CaptureRule, EndRule, Rules};
 pub use search::{Analysis, SearchConfig, SearchStats, Solver};
+pub use size::{GameSize, SizeError};
 
 /// Exact values of every board up to some number of seeds: what the endgame
 /// tables give the search and the query.

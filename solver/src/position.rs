@@ -18,6 +18,7 @@ use std::str::FromStr;
 
 use crate::board::{final_value, Board, Game};
 use crate::rules::{EndRule, Rules, MAX_PITS, MAX_SEEDS};
+use crate::size::{GameSize, SizeError};
 
 /// A player. South moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,7 +89,7 @@ pub enum PositionError {
     /// A setup whose two rows differ in length.
     RowMismatch { south: usize, north: usize },
     /// `pits` or `seeds` out of range when building a start position.
-    BadStart { pits: usize, seeds: usize },
+    BadStart(SizeError),
 }
 
 impl fmt::Display for PositionError {
@@ -124,10 +125,7 @@ impl fmt::Display for PositionError {
             RowMismatch { south, north } => {
                 write!(f, "South has {south} houses but North has {north}")
             }
-            BadStart { pits, seeds } => write!(
-                f,
-                "Kalah({pits},{seeds}) is out of range: 1..=8 houses and at most 255 seeds in all"
-            ),
+            BadStart(e) => e.fmt(f),
         }
     }
 }
@@ -592,24 +590,31 @@ impl fmt::Display for MoveError {
 impl std::error::Error for MoveError {}
 
 impl Position {
-    /// The start of Kalah(pits, seeds): `seeds` in every house, South to move.
+    /// The start of Kalah(pits, seeds): `seeds` in every house, South to
+    /// move; the size checked by [`GameSize::new`], the one check every
+    /// front end shares.
     ///
     /// # Errors
-    /// `pits` not in 1..=8, or more than 255 seeds in all.
+    /// [`PositionError::BadStart`]: `pits` not in 1..=8, `seeds` 0, or more
+    /// than 255 seeds in all (however large the counts: nothing wraps).
     pub fn start(pits: usize, seeds: usize) -> Result<Position, PositionError> {
-        if !(1..=MAX_PITS).contains(&pits) || 2 * pits * seeds > MAX_SEEDS {
-            return Err(PositionError::BadStart { pits, seeds });
-        }
+        GameSize::new(pits as u64, seeds as u64)
+            .map(GameSize::start)
+            .map_err(PositionError::BadStart)
+    }
+
+    /// The start of a checked size.
+    pub(crate) fn start_of(size: GameSize) -> Position {
         let mut houses = [[0u8; MAX_PITS]; 2];
         for row in &mut houses {
-            row[..pits].fill(seeds as u8);
+            row[..size.pits()].fill(size.seeds() as u8);
         }
-        Ok(Position {
-            pits: pits as u8,
+        Position {
+            pits: size.pits() as u8,
             houses,
             stores: [0, 0],
             to_move: Side::South,
-        })
+        }
     }
 
     /// Houses a side.
