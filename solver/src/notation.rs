@@ -68,7 +68,7 @@ impl fmt::Display for LineError {
             ),
             TurnNotFinished { turn, house } => write!(
                 f,
-                "turn {turn} ends after house {house}, which earned an extra turn: the same player must move again"
+                "turn {turn} ends after house {house}, which earned an extra turn: the same player must move again (the moves of one turn go together, as 36 or 3.6; turns are separated by '-', or by spaces in a line without dashes)"
             ),
         }
     }
@@ -81,13 +81,23 @@ impl Line {
     ///
     /// # Errors
     /// An empty turn, or a move that is not a house number.
+    ///
+    /// Turns are separated by `-`; in a line without any `-`, spaces
+    /// separate them instead (`3.6 2.1 4`, as lines are often pasted). In a
+    /// line with dashes, spaces are ignored (`36 - 2`, and `3 6-2` reads as
+    /// `36-2`, as it always has).
     pub fn parse(text: &str, numbering: Numbering) -> Result<Line, LineError> {
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let turn_texts: Vec<String> = if text.contains('-') {
+            let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            compact.split('-').map(str::to_string).collect()
+        } else {
+            text.split_whitespace().map(str::to_string).collect()
+        };
         let mut turns = Vec::new();
-        if compact.is_empty() {
+        if turn_texts.is_empty() {
             return Ok(Line { turns });
         }
-        for (t, turn_text) in compact.split('-').enumerate() {
+        for (t, turn_text) in turn_texts.iter().enumerate() {
             let turn = t + 1;
             if turn_text.is_empty() {
                 return Err(LineError::EmptyTurn { turn });
@@ -172,5 +182,54 @@ impl fmt::Display for Line {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turns(text: &str) -> Result<Vec<Vec<usize>>, LineError> {
+        Line::parse(text, Numbering::FromOne).map(|l| l.turns)
+    }
+
+    #[test]
+    fn spaces_separate_turns_in_a_line_without_dashes() {
+        let want = vec![vec![3, 6], vec![2, 1], vec![4], vec![4]];
+        assert_eq!(turns("3.6 2.1 4 4"), Ok(want.clone()));
+        assert_eq!(turns("  36\t21  4 4 "), Ok(want.clone()));
+        assert_eq!(turns("3.6-2.1-4-4"), Ok(want.clone()));
+        assert_eq!(turns("36-21-4-4"), Ok(want));
+        // One turn of two moves written apart is two turns now: replaying
+        // it says the first turn is not finished.
+        assert_eq!(turns("3 6"), Ok(vec![vec![3], vec![6]]));
+    }
+
+    #[test]
+    fn lines_with_dashes_read_as_before() {
+        assert_eq!(turns("36 - 2 - 5"), Ok(vec![vec![3, 6], vec![2], vec![5]]));
+        assert_eq!(turns("3 6-2"), Ok(vec![vec![3, 6], vec![2]]));
+        assert_eq!(turns(""), Ok(vec![]));
+        assert_eq!(turns("   "), Ok(vec![]));
+        assert_eq!(turns("3--2"), Err(LineError::EmptyTurn { turn: 2 }));
+        assert_eq!(turns("-"), Err(LineError::EmptyTurn { turn: 1 }));
+        assert_eq!(
+            Line::parse("2 5", Numbering::FromZero).map(|l| l.turns),
+            Ok(vec![vec![3], vec![6]])
+        );
+    }
+
+    #[test]
+    fn a_turn_split_by_a_space_is_named_on_replay() {
+        let game = Game::new(6, crate::Rules::STANDARD);
+        let start = Position::start(6, 4).unwrap();
+        let err = Line::parse("3 6 2 1", Numbering::FromOne)
+            .unwrap()
+            .replay(&game, start)
+            .unwrap_err();
+        assert_eq!(err, LineError::TurnNotFinished { turn: 1, house: 3 });
+        assert!(err
+            .to_string()
+            .contains("the moves of one turn go together"));
     }
 }

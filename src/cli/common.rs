@@ -139,9 +139,56 @@ impl RulesArgs {
 }
 
 /// Parses a position given as one argument or as several (the shell split
-/// it): the words are joined with spaces first.
+/// it): the words are joined with spaces first. A board of another size
+/// than the usual 6 houses is said on stderr with how its counts were read
+/// ([`size_note`]), so 12 counts meant as 6 houses without stores are not
+/// taken for 5 houses with stores unseen.
 pub fn parse_position(words: &[String]) -> Result<Position, CliError> {
-    crate::service::parse_position(&words.join(" ")).map_err(|e| CliError::Input(e.to_string()))
+    let pos = crate::service::parse_position(&words.join(" "))
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(n) = size_note(&pos) {
+        super::progress::note(&n);
+    }
+    Ok(pos)
+}
+
+/// Houses a side of the usual board, Kalah(6,n): every command's default.
+pub const DEFAULT_PITS: usize = 6;
+
+/// How the counts of `pos` were read, when its board is not the usual 6
+/// houses a side (docs/RULES.md, "Writing positions"); `None` for 6 houses.
+pub fn size_note(pos: &Position) -> Option<String> {
+    let m = pos.pits();
+    if m == DEFAULT_PITS {
+        return None;
+    }
+    let houses = |side: char| {
+        if m == 1 {
+            format!("{side}1")
+        } else {
+            format!("{side}1..{side}{m}")
+        }
+    };
+    Some(format!(
+        "read as {} a side: the {} counts are {}, South's store, {}, North's store \
+         (a board of {DEFAULT_PITS} houses takes {} counts, stores included)",
+        count(m, "house"),
+        2 * m + 2,
+        houses('S'),
+        houses('N'),
+        2 * DEFAULT_PITS + 2
+    ))
+}
+
+/// The first line of an answer about `pos`: the board size, the seeds in
+/// all and the rules, so that an answer is never read under other rules
+/// or on another board than it was given for.
+pub fn game_line(pos: &Position, rules: Rules) -> String {
+    format!(
+        "Kalah, {} a side, {} in all; {rules}",
+        count(pos.pits(), "house"),
+        count(pos.total_seeds() as usize, "seed")
+    )
 }
 
 /// `Kalah(m,n)` start position from `--pits` and `--seeds`.
@@ -178,3 +225,20 @@ mod tests {
         assert_eq!(count(2, "disagreement"), "2 disagreements");
     }
 }
+
+    #[test]
+    fn only_boards_of_other_sizes_are_said() {
+        let six: Position = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S".parse().unwrap();
+        assert_eq!(size_note(&six), None);
+        let five: Position = "4 4 4 4 4 4 4 4 4 4 4 4 S".parse().unwrap();
+        let note = size_note(&five).unwrap();
+        assert!(note.contains("read as 5 houses a side"), "{note}");
+        assert!(
+            note.contains("the 12 counts are S1..S5, South's store, N1..N5, North's store"),
+            "{note}"
+        );
+        let one: Position = "1 0 1 0 S".parse().unwrap();
+        assert!(size_note(&one).unwrap().contains(
+            "read as 1 house a side: the 4 counts are S1, South's store, N1, North's store"
+        ));
+    }

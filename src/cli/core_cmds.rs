@@ -118,8 +118,9 @@ pub struct PlayLineArgs {
     /// counts give the board, so --pits and --seeds do not go with it).
     #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
     pub from: Option<String>,
-    /// The move line: turns separated by '-', the moves of one turn run
-    /// together ("36") or joined by '.' ("3.6"), e.g. "36-2-5".
+    /// The move line: turns separated by '-' (or by spaces in a line
+    /// without dashes), the moves of one turn run together ("36") or
+    /// joined by '.' ("3.6"), e.g. "36-2-5" or "3.6 2 5" (docs/RULES.md).
     #[arg(allow_hyphen_values = true)]
     pub line: String,
     /// Print one JSON object.

@@ -20,7 +20,7 @@ use clap::Args;
 use kalah_solver::query::pv_line;
 use kalah_solver::{Game, Rules};
 
-use super::common::{parse_position, signed, CliError, RulesArgs};
+use super::common::{game_line, parse_position, signed, CliError, RulesArgs};
 use super::engine::{SearchArgs, TableArgs};
 use super::progress::Stderr;
 use crate::outln;
@@ -136,6 +136,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
 
 fn print_answer(a: &Answer, rules: Rules) -> Result<(), CliError> {
     let pos = &a.position;
+    outln!("{}", game_line(pos, rules))?;
     outln!("{}", pos.diagram().trim_end_matches('\n'))?;
     outln!("position: {pos}")?;
     let side = pos.to_move();
