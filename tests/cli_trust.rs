@@ -180,24 +180,40 @@ fn a_closed_stdout_ends_quietly() {
 }
 
 /// Flag values out of range are usage errors: status 2 and a message that
-/// names the flag (`solve --seeds 0` solved an empty game, `--pits 9` and
+/// names the flag or the count (the size of a game in the words every
+/// front end shares, issue 54: `pits 9`, `seeds 0`) (`solve --seeds 0` solved an empty game, `--pits 9` and
 /// `reproduce --end delayed` exited 1 or were taken).
 #[test]
 fn bad_flag_values_exit_2_naming_the_flag() {
     for (args, phrase) in [
-        (vec!["solve", "--pits", "0"], "--pits"),
+        (vec!["solve", "--pits", "0"], "pits 0 is not in 1..=8"),
         (vec!["solve", "--pits", "9"], "9 is not in 1..=8"),
-        (vec!["solve", "--seeds", "0", "--pits", "2"], "--seeds"),
-        (vec!["solve", "--seeds", "128"], "128 is not in 1..=127"),
+        (
+            vec!["solve", "--seeds", "0", "--pits", "2"],
+            "seeds 0 is not at least 1",
+        ),
+        (
+            vec!["solve", "--seeds", "128"],
+            "Kalah(6,128) is out of range",
+        ),
         (
             vec!["solve", "--pits", "8", "--seeds", "16"],
             "Kalah(8,16) is out of range",
         ),
-        (vec!["play", "--pits", "9"], "--pits"),
+        (vec!["play", "--pits", "9"], "pits 9 is not in 1..=8"),
         (vec!["play", "--seeds", "-1"], "unexpected argument '-1'"),
-        (vec!["perft", "--pits", "99999999999999999999"], "--pits"),
-        (vec!["perft", "--seeds", "four"], "--seeds"),
-        (vec!["play-line", "--pits", "0", "1"], "--pits"),
+        (
+            vec!["perft", "--pits", "99999999999999999999"],
+            "pits 99999999999999999999 is not in 1..=8",
+        ),
+        (
+            vec!["perft", "--seeds", "four"],
+            "seeds 'four' is not a whole number",
+        ),
+        (
+            vec!["play-line", "--pits", "0", "1"],
+            "pits 0 is not in 1..=8",
+        ),
         (vec!["reproduce", "--max-pits", "9"], "--max-pits"),
         (vec!["reproduce", "--max-seeds", "0"], "--max-seeds"),
         (

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use clap::{Args, ValueEnum};
-use kalah_solver::{CaptureRule, EndRule, Position, Rules};
+use kalah_solver::{CaptureRule, EndRule, GameSize, Position, Rules};
 
 /// A command's failure. Input errors exit with status 2, failures with 1.
 #[derive(Debug)]
@@ -97,15 +97,31 @@ pub fn usize_in(
     clap::builder::RangedU64ValueParser::<usize>::new().range(range)
 }
 
-/// Kalah(m,n): the board size and the seeds a house at the start.
-#[derive(Args, Clone, Copy, Debug)]
+/// Kalah(m,n): the board size and the seeds a house at the start, as
+/// given; [`GameArgs::size`] checks them with the solver's one check of a
+/// game's size ([`GameSize::parse`]), the check the HTTP API and the
+/// cluster make, so that all refuse the same sizes with the same message.
+#[derive(Args, Clone, Debug)]
 pub struct GameArgs {
     /// Houses a side (m, 1..=8).
-    #[arg(long, default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
-    pub pits: usize,
+    #[arg(long, default_value = "6")]
+    pits: String,
     /// Seeds in each house at the start (n, at least 1; 2mn at most 255).
-    #[arg(long, default_value_t = 4, value_parser = usize_in(SEEDS_RANGE))]
-    pub seeds: usize,
+    #[arg(long, default_value = "4")]
+    seeds: String,
+}
+
+impl GameArgs {
+    /// The checked size.
+    ///
+    /// # Errors
+    /// [`CliError::Input`] (exit status 2) with [`kalah_solver::SizeError`]'s
+    /// message: a count that is not a whole number, pits outside 1..=8,
+    /// seeds 0, or a board of more than 255 seeds (counts of any size, with
+    /// no arithmetic that wraps).
+    pub fn size(&self) -> Result<GameSize, CliError> {
+        GameSize::parse(&self.pits, &self.seeds).map_err(|e| CliError::Input(e.to_string()))
+    }
 }
 
 /// The rule-set flags every command takes.

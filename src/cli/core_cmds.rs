@@ -7,7 +7,7 @@ use clap::Args;
 use kalah_solver::perft::perft;
 use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
 
-use super::common::{count, parse_position, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, parse_position, signed, CliError, GameArgs, RulesArgs};
 use crate::service::answer::{round3, write_json};
 use serde::Serialize;
 
@@ -132,7 +132,7 @@ pub struct PlayLineArgs {
 pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
     let start = match &args.from {
         Some(text) => parse_position(std::slice::from_ref(text))?,
-        None => start_position(args.game.pits, args.game.seeds)?,
+        None => args.game.size()?.start(),
     };
     let rules = args.rules.rules();
     let game = Game::new(start.pits(), rules);
@@ -197,7 +197,8 @@ pub struct PerftArgs {
 
 /// Counts move sequences and distinct positions per depth.
 pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
-    let start = start_position(args.game.pits, args.game.seeds)?;
+    let size = args.game.size()?;
+    let start = size.start();
     let rules = args.rules.rules();
     let game = Game::new(start.pits(), rules);
     let t = Instant::now();
@@ -224,8 +225,8 @@ pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
             distinct: c.distinct,
         });
         let j = Perft {
-            pits: args.game.pits,
-            seeds: args.game.seeds,
+            pits: size.pits(),
+            seeds: size.seeds(),
             rules: rules.slug(),
             depths: depths.collect(),
             seconds: round3(secs),
@@ -233,11 +234,7 @@ pub fn perft_command(args: &PerftArgs) -> Result<(), CliError> {
         outln!("{}", json_line(&j))?;
         return Ok(());
     }
-    outln!(
-        "perft Kalah({},{}), {rules}",
-        args.game.pits,
-        args.game.seeds
-    )?;
+    outln!("perft {size}, {rules}")?;
     outln!("{:>5} {:>14} {:>14}", "depth", "sequences", "distinct")?;
     for c in &counts {
         outln!("{:>5} {:>14} {:>14}", c.depth, c.sequences, c.distinct)?;

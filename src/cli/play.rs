@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
 use kalah_solver::{Game, Position, Side};
 
-use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
@@ -153,8 +153,9 @@ fn prompt(text: &str) -> Result<(), CliError> {
 /// output that cannot be written. The end of standard input abandons the
 /// game (status 0).
 pub fn play(args: &PlayArgs) -> Result<(), CliError> {
-    let start = start_position(args.game.pits, args.game.seeds)?;
-    let pits = args.game.pits;
+    let size = args.game.size()?;
+    let start = size.start();
+    let pits = size.pits();
     let rules = args.rules.rules();
     let game = Game::new(pits, rules);
     let human = match args.side {
@@ -165,7 +166,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
         "Kalah({pits},{}), {rules}. You play {human}; the program plays perfectly.\n\
          Type a house number (1..{pits}), h for the value of every move, u to undo \
          your last move, q to quit, ? for help.",
-        args.game.seeds
+        size.seeds()
     )?;
     output::flush()?;
     let tables = prepare_tables(&args.tables, pits, rules, start.total_seeds(), true)?;

@@ -122,11 +122,11 @@ pub fn solve_start(
 pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
     let with_turns = args.all_moves || args.pie;
     let rules = args.rules.rules();
-    let (pits, seeds) = (args.game.pits, args.game.seeds);
+    // A game out of range is refused before anything is printed.
+    let size = args.game.size()?;
+    let (pits, seeds) = (size.pits(), size.seeds());
     let dir = args.tables.dir().path;
     let dir = dir.display();
-    // A game out of range is refused before anything is printed.
-    start_position(pits, seeds)?;
     if !args.json {
         outln!("Kalah({pits},{seeds}), {rules}")?;
         output::flush()?;
@@ -194,8 +194,8 @@ pub fn solve(args: &SolveArgs) -> Result<(), CliError> {
         }
         let j = Solved {
             game: SolvedGame {
-                pits: args.game.pits,
-                seeds: args.game.seeds,
+                pits,
+                seeds,
                 rules: rules.slug(),
                 to_move: Side::South.letter(),
                 value,

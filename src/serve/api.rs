@@ -28,7 +28,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
+use kalah_solver::{CaptureRule, EndRule, Game, GameSize, Position, Rules};
 use serde::Serialize;
 
 use super::searches::Refusal;
@@ -65,10 +65,12 @@ async fn query(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> Re
 /// `GET /api/v1/solve`.
 async fn solve(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> Response {
     let request = Params::parse(raw.as_deref(), &["pits", "seeds", "rules", "end"]).and_then(|p| {
-        let pits = p.number("pits", "a number of houses a side")?;
-        let seeds = p.number("seeds", "a number of seeds a house")?;
-        let start = Position::start(pits, seeds).map_err(|e| e.to_string())?;
-        Ok((start, p.rules()?))
+        // The solver's one check of a game's size, the command line's:
+        // the same sizes refused with the same message, nothing wrapped.
+        let pits = p.required("pits", "houses a side")?;
+        let seeds = p.required("seeds", "seeds a house")?;
+        let size = GameSize::parse(pits, seeds).map_err(|e| e.to_string())?;
+        Ok((size.start(), p.rules()?))
     });
     match request {
         Ok((pos, rules)) => answer(&server, pos, rules).await,
@@ -243,11 +245,15 @@ impl Params {
         Ok(Rules { capture, end })
     }
 
+    /// A required parameter, `what` saying what it gives.
+    fn required(&self, name: &str, what: &str) -> Result<&str, String> {
+        self.get(name)
+            .ok_or_else(|| format!("missing parameter '{name}' ({what})"))
+    }
+
     /// A required whole-number parameter, `what` saying what it counts.
     fn number(&self, name: &str, what: &str) -> Result<usize, String> {
-        let text = self
-            .get(name)
-            .ok_or_else(|| format!("missing parameter '{name}' ({what})"))?;
+        let text = self.required(name, what)?;
         text.trim()
             .parse()
             .map_err(|_| format!("{name} '{text}' is not {what}"))
