@@ -12,6 +12,7 @@
 
 pub use kalah_solver::*;
 
+pub mod certificate;
 pub mod cli;
 pub mod interrupt;
 pub mod published;

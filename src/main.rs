@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use kalah::cli::certify::{self, CertifyArgs};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
 use kalah::cli::query::{self, QueryArgs};
@@ -69,6 +70,10 @@ enum Command {
     /// Serve the tables over HTTP: a JSON API and a web page to explore
     /// any position (127.0.0.1:8080 unless told otherwise).
     Serve(ServeArgs),
+    /// Check a long solve's certificate: its logic in full, its perfect
+    /// game, and a sample of the facts it rests on searched again. Exit
+    /// status 1 on any disagreement, naming the unit.
+    Certify(CertifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -100,6 +105,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => tables::verify_command(a),
         Command::Tables(a) => table_dir::tables_command(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Certify(a) => certify::certify(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -23,9 +23,11 @@
 //!   real on its worker's own table.
 //! * [`fill`]: the units a simulated schedule needs and the record lacks,
 //!   solved for real.
+//! * [`certify`]: the run's certificate from its records.
 //! * [`report`]: the answer as text or JSON.
 //! * [`sim_report`]: the simulation's answer as text or JSON.
 
+pub mod certify;
 pub mod coordinator;
 pub mod emulate;
 pub mod facts;

@@ -49,6 +49,11 @@ enum Command {
     /// cancelled.jsonl) into its next sealed segment (segments/NNNNNN.jsonl.gz):
     /// one small file to commit at the end of a stretch of a long run.
     Pack(PackArgs),
+    /// Write the certificate of the run in a work directory: the facts its
+    /// records establish, the top of the tree above them, and the bounds
+    /// on the value they prove (the value and a perfect game once solved).
+    /// `kalah certify FILE` checks it.
+    Certificate(CertificateArgs),
     /// Replay the run recorded in a work directory on simulated workers.
     Simulate(SimArgs),
     /// Measure the engine: round trips of empty units through MPI.
@@ -351,6 +356,24 @@ struct StatusArgs {
 }
 
 #[derive(Args, Debug)]
+struct CertificateArgs {
+    /// The work directory.
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+    /// Where to write it (default: certificate.jsonl.gz in the work
+    /// directory).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Directory of the endgame tables the run read small boards from
+    /// (default: as `kalah`'s).
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct PackArgs {
     /// The work directory (no run may be running on it).
     #[arg(long, value_name = "DIR")]
@@ -372,6 +395,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve(&a),
         Command::Status(a) => status(&a),
         Command::Pack(a) => pack(&a),
+        Command::Certificate(a) => write_certificate(&a),
         Command::Simulate(a) => sim(&a),
         Command::Ping(a) => ping(&a),
     };
@@ -733,31 +757,121 @@ fn pack(a: &PackArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn status(a: &StatusArgs) -> Result<(), CliError> {
-    use kalah_dist::facts::Facts;
-    let (config, rules) = RunConfig::read(&a.work).map_err(CliError::Input)?;
-    let id = &config.identity;
-    let start = Position::start(id.pits, id.seeds).map_err(failure)?;
-    let game = Game::new(id.pits, rules);
-    let loaded = kalah_dist::store::read_records(&a.work, id).map_err(failure)?;
-    let running = kalah_dist::store::is_busy(&a.work).map_err(failure)?;
-    let table_args = TableArgs {
-        tables: a.tables.clone(),
-        table_seeds: Some(id.table_seeds),
-        no_tables: id.table_seeds == 0,
-    };
-    let (tables, _) =
-        kalah::service::setup::open_present(&table_args.policy(), id.pits, rules, false)
-            .unwrap_or((None, None));
-    let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
-    let mut facts = Facts::default();
-    for r in &loaded.records {
-        facts.add(r.key().map_err(failure)?, r.verdict);
-        r.known.iter().for_each(|k| facts.add_known(k));
+/// A work directory read without its lock and replayed: its run, its
+/// records, the tables it probes (when here), and the top tree's plan.
+struct Replayed {
+    config: RunConfig,
+    game: Game,
+    start: Position,
+    loaded: kalah_dist::store::Loaded,
+    tables: Option<Arc<Tables>>,
+}
+
+impl Replayed {
+    fn open(work: &std::path::Path, tables: Option<PathBuf>) -> Result<Replayed, CliError> {
+        let (config, rules) = RunConfig::read(work).map_err(CliError::Input)?;
+        let id = &config.identity;
+        let start = Position::start(id.pits, id.seeds).map_err(failure)?;
+        let game = Game::new(id.pits, rules);
+        let loaded = kalah_dist::store::read_records(work, id).map_err(failure)?;
+        let table_args = TableArgs {
+            tables,
+            table_seeds: Some(id.table_seeds),
+            no_tables: id.table_seeds == 0,
+        };
+        let (tables, _) =
+            kalah::service::setup::open_present(&table_args.policy(), id.pits, rules, false)
+                .unwrap_or((None, None));
+        Ok(Replayed {
+            config,
+            game,
+            start,
+            loaded,
+            tables,
+        })
     }
-    let mut tree = TopTree::new(&game, probe, config.frontier, start, 0);
-    tree.cut_early = config.cut_early;
-    let plan = tree.plan(&mut facts).map_err(failure)?;
+
+    fn probe(&self) -> Option<&dyn Probe> {
+        self.tables.as_ref().map(|t| &**t as &dyn Probe)
+    }
+
+    /// The coordinator's plan over the records.
+    fn plan(&self) -> Result<kalah_dist::plan::Plan, CliError> {
+        use kalah_dist::facts::Facts;
+        let mut facts = Facts::default();
+        for r in &self.loaded.records {
+            facts.add(r.key().map_err(failure)?, r.verdict);
+            r.known.iter().for_each(|k| facts.add_known(k));
+        }
+        let mut tree = TopTree::new(
+            &self.game,
+            self.probe(),
+            self.config.frontier,
+            self.start,
+            0,
+        );
+        tree.cut_early = self.config.cut_early;
+        tree.plan(&mut facts).map_err(failure)
+    }
+}
+
+fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
+    let r = Replayed::open(&a.work, a.tables.clone())?;
+    let plan = r.plan()?;
+    let t0 = std::time::Instant::now();
+    let cert = kalah_dist::certify::certificate(
+        &r.game,
+        r.start,
+        r.config.identity.seeds,
+        r.config.frontier,
+        &r.loaded.records,
+        r.probe(),
+        (&plan.root, plan.solved.as_ref()),
+    )
+    .map_err(failure)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| a.work.join("certificate.jsonl.gz"));
+    cert.write(&out).map_err(failure)?;
+    let h = &cert.header;
+    if a.json {
+        kalah::cli::output::write_line(format_args!(
+            "{}",
+            serde_json::json!({
+                "certificate": out.display().to_string(),
+                "lower": h.lower,
+                "upper": h.upper,
+                "facts": h.facts,
+                "expanded": h.expanded,
+                "perfect_game": !h.perfect_game.is_empty(),
+                "records": r.loaded.records.len(),
+                "seconds": t0.elapsed().as_secs_f64(),
+            })
+        ))?;
+        return Ok(());
+    }
+    kalah::cli::output::write_line(format_args!(
+        "{}: {} <= value <= {} from {} facts of {} records over {} expanded boards{} ({:.1} s); check it with `kalah certify {}`",
+        out.display(),
+        h.lower,
+        h.upper,
+        h.facts,
+        r.loaded.records.len(),
+        h.expanded,
+        if h.perfect_game.is_empty() { "" } else { ", with a perfect game" },
+        t0.elapsed().as_secs_f64(),
+        out.display()
+    ))?;
+    Ok(())
+}
+
+fn status(a: &StatusArgs) -> Result<(), CliError> {
+    let r = Replayed::open(&a.work, a.tables.clone())?;
+    let plan = r.plan()?;
+    let (config, loaded, tables) = (&r.config, &r.loaded, &r.tables);
+    let id = &config.identity;
+    let running = kalah_dist::store::is_busy(&a.work).map_err(failure)?;
     let sum = |rs: &[kalah_dist::unit::UnitRecord]| {
         rs.iter()
             .fold((0u64, 0.0f64), |(n, s), r| (n + r.nodes, s + r.seconds))
