@@ -61,7 +61,7 @@ start)
             --frontier "${FRONTIER:-8}" --progress 60 --work "$work" \
             > "$work/stretch.out" 2> "$work/stretch.log"
         status=$?
-        read -r wall user sys rss < <(tail -1 "$work/stretch.time")
+        read -r wall user sys rss < <(tail -1 "$work/stretch.time") || true
         [[ -f $work/stretches.tsv ]] ||
             printf 'start\tend\twall_s\tuser_s\tsys_s\tpeak_rss_kib\ttable_seeds\texit\n' > "$work/stretches.tsv"
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$began" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
@@ -76,7 +76,9 @@ stop)
         echo "long_solve.sh: no stretch runs on $work"
         exit 0
     fi
-    pkill -TERM -f "kalah-dist solve .*--work $work" || true
+    # The solver itself (its command line starts with its own path), not
+    # the /usr/bin/time that waits for it and writes the stretch's times.
+    pkill -TERM -f "^[^ ]*kalah-dist solve .*--work $work" || true
     while kill -0 "$pid" 2>/dev/null; do sleep 1; done
     tail -3 "$work/stretch.log"
     tail -1 "$work/stretches.tsv"

@@ -64,6 +64,7 @@ enum Command {
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
     Verify(VerifyArgs),
+    /// The sources are cited in full in docs/REFERENCES.md.
     /// Where the endgame tables are, what is there and how big; `clean`
     /// removes them.
     Tables(TablesArgs),

@@ -259,7 +259,8 @@ pub fn markdown(rows: &[Row], games: &[GameCheck]) -> String {
     let mut s = String::from("# Kalah: solved values beside the literature\n\n");
     s.push_str(
         "Values are the first player's final store difference under perfect play. \
-         EC = empty capture, STD = standard rule (docs/RULES.md).\n\n",
+         EC = empty capture, STD = standard rule (docs/RULES.md). \
+         The sources are cited in full in docs/REFERENCES.md.\n\n",
     );
     s.push_str("| m | n | rule | ours | published | source | check | best first turn |");
     if pie {

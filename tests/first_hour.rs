@@ -115,3 +115,97 @@ fn play_line_takes_spaces_between_turns() {
     assert_eq!(dashed.status.code(), Some(0), "{}", text(&dashed.stderr));
     assert_eq!(text(&dashed.stdout), text(&spaced.stdout));
 }
+
+fn repo_file(path: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `reproduce` names its sources by short names ("Rawlings 2015",
+/// "mancala-solver"): each is cited in full in docs/REFERENCES.md, which
+/// README, `reproduce --help` and `reproduce`'s own output point to.
+#[test]
+fn every_source_reproduce_names_is_cited() {
+    let refs = repo_file("docs/REFERENCES.md");
+    let mut sources: Vec<&str> = kalah::published::claims()
+        .iter()
+        .map(|c| c.source)
+        .collect();
+    sources.sort_unstable();
+    sources.dedup();
+    assert!(sources.len() >= 4, "{sources:?}");
+    for s in sources.iter().chain(&["claims file"]) {
+        assert!(
+            refs.contains(&format!("| `{s}` |")),
+            "docs/REFERENCES.md has no row for `{s}`"
+        );
+    }
+    for full in [
+        "Geoffrey Irving, Jeroen Donkers and Jos Uiterwijk",
+        "*ICGA Journal* 23(3), 2000, pp. 139-147",
+        "Mark Rawlings",
+        "https://github.com/cneisler/mancala-solver",
+    ] {
+        assert!(refs.contains(full), "docs/REFERENCES.md lacks {full}");
+    }
+    assert!(repo_file("README.md").contains("(docs/REFERENCES.md)"));
+    let help = kalah(&["reproduce", "--help"]);
+    assert!(text(&help.stdout).contains("docs/REFERENCES.md"));
+    let out = kalah(&[
+        "reproduce",
+        "--max-pits",
+        "1",
+        "--max-seeds",
+        "1",
+        "--no-tables",
+        "--no-pie",
+        "--empty-capture",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("full citations in docs/REFERENCES.md"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// README: the install line builds the versions of Cargo.lock, a table of
+/// contents links every section, and it says how long `cargo test` takes.
+#[test]
+fn readme_installs_locked_and_has_contents() {
+    let readme = repo_file("README.md");
+    assert!(readme.contains("\ncargo install --locked --path ."));
+    assert!(!readme.contains("cargo install --path"));
+    let contents = readme
+        .lines()
+        .find(|l| l.starts_with("Contents:"))
+        .map(|_| {
+            let from = readme.find("Contents:").unwrap();
+            readme[from..].split("\n\n").next().unwrap().to_string()
+        })
+        .expect("a Contents: paragraph");
+    for heading in readme.lines().filter_map(|l| l.strip_prefix("## ")) {
+        // GitHub's anchor: lower case, spaces to dashes, punctuation dropped.
+        let anchor: String = heading
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            contents.contains(&format!("[{heading}](#{anchor})")),
+            "the contents lack [{heading}](#{anchor})"
+        );
+    }
+    let tests = readme
+        .split("\n## Tests\n")
+        .nth(1)
+        .expect("a Tests section");
+    assert!(
+        tests.contains("`cargo test --workspace`") && tests.contains("minutes"),
+        "the Tests section says how long cargo test takes"
+    );
+}

@@ -102,7 +102,39 @@ async fn shown(c: &Client) -> (Vec<String>, String) {
 #[test]
 #[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
 fn the_page_plays_a_house_and_undoes_it() {
-    let dir = tables("browser", 6, 12, &[Rules::STANDARD]);
+    browse("1100,900", "serve-browser.png", |c, url, shot| {
+        Box::pin(play_and_undo(c, url, shot))
+    });
+}
+
+/// Issue 53: at 390 px wide (a phone) the page scrolled sideways (the
+/// position box was 495 px wide) and the move values rendered at about
+/// 9 px. Now nothing is wider than the window and every value is drawn at
+/// 12 px or more.
+#[test]
+#[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
+fn the_page_fits_a_phone() {
+    browse("390,844", "serve-browser-390.png", |c, url, shot| {
+        Box::pin(fits_a_phone(c, url, shot))
+    });
+}
+
+/// What a browser check does with its session, the page's URL and the
+/// screenshot's path.
+type Check =
+    fn(Client, String, PathBuf) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Starts a server over 12-seed tables and headless Chromium with a window
+/// of `window` ("W,H") pixels, and runs `check` on the page at POSITION;
+/// its screenshot goes to `KALAH_SCREENSHOT` (with `name` in Cargo's test
+/// scratch directory by default).
+fn browse(window: &str, name: &str, check: Check) {
+    let dir = tables(
+        &format!("browser-{}", window.replace(',', "x")),
+        6,
+        12,
+        &[Rules::STANDARD],
+    );
     let server = Server::start(&dir, &[]);
     let port = free_port();
     let driver = Command::new(program("CHROMEDRIVER", "chromedriver"))
@@ -119,21 +151,27 @@ fn the_page_plays_a_house_and_undoes_it() {
     }
     let shot = std::env::var_os("KALAH_SCREENSHOT")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser.png"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     runtime.block_on(async {
+        let mut options = json!({
+            "binary": program("CHROMIUM", "/usr/bin/chromium"),
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", format!("--window-size={window}")],
+        });
+        // Chromium keeps a window at least about 500 px wide: a phone's
+        // width is its device emulation's (the viewport a phone gives).
+        let (w, h) = window.split_once(',').expect("W,H");
+        let (w, h): (u32, u32) = (w.parse().expect("W"), h.parse().expect("H"));
+        if w < 500 {
+            options["mobileEmulation"] =
+                json!({"deviceMetrics": {"width": w, "height": h, "pixelRatio": 3.0}});
+        }
         let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".to_string(),
-            json!({
-                "binary": program("CHROMIUM", "/usr/bin/chromium"),
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1100,900"],
-            }),
-        );
+        caps.insert("goog:chromeOptions".to_string(), options);
         let c = ClientBuilder::new(HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
@@ -146,7 +184,7 @@ fn the_page_plays_a_house_and_undoes_it() {
         );
         // The checks run as a task of their own, so that the session (and
         // the browser) is closed even when one of them fails.
-        let outcome = tokio::spawn(play_and_undo(c.clone(), url, shot)).await;
+        let outcome = tokio::spawn(check(c.clone(), url, shot)).await;
         c.close().await.expect("close the session");
         if let Err(failure) = outcome {
             std::panic::resume_unwind(failure.into_panic());
@@ -155,6 +193,58 @@ fn the_page_plays_a_house_and_undoes_it() {
     drop(driver);
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Loads the page at `url` in a phone-sized window: the page is no wider
+/// than the window, the position box fits, every move value is at least
+/// 12 px high; saves a screenshot to `shot`.
+async fn fits_a_phone(c: Client, url: String, shot: PathBuf) {
+    c.goto(&url).await.expect("load the page");
+    rendered(&c, 1).await;
+    let widths = c
+        .execute(
+            "return [document.documentElement.clientWidth, document.documentElement.scrollWidth, \
+             document.getElementById('position').getBoundingClientRect().right];",
+            vec![],
+        )
+        .await
+        .expect("the page's widths");
+    let (client, scroll, input) = (
+        widths[0].as_f64().unwrap_or(0.0),
+        widths[1].as_f64().unwrap_or(f64::MAX),
+        widths[2].as_f64().unwrap_or(f64::MAX),
+    );
+    assert!(client > 300.0 && client <= 390.0, "window {client} px");
+    assert!(
+        scroll <= client,
+        "the page scrolls sideways: {scroll} px in {client} px"
+    );
+    assert!(
+        input <= client,
+        "the position box ends at {input} px of {client}"
+    );
+    let heights = c
+        .execute(
+            "return Array.from(document.querySelectorAll('text.value'), \
+             (t) => t.getBoundingClientRect().height);",
+            vec![],
+        )
+        .await
+        .expect("the values' heights");
+    let heights: Vec<f64> = heights
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|h| h.as_f64())
+        .collect();
+    assert!(heights.len() >= 4, "values shown: {heights:?}");
+    assert!(
+        heights.iter().all(|&h| h >= 12.0),
+        "move values drawn under 12 px high: {heights:?}"
+    );
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(&shot, &png).expect("write the screenshot");
+    eprintln!("screenshot: {}", shot.display());
 }
 
 /// Loads the page at `url`, plays a house, sees the values change, undoes,

@@ -45,6 +45,10 @@ function drawable(pos) {
   return Number.isInteger(pos.m) && pos.m >= 1 && pos.m <= 8 && all.every(Number.isInteger) && ["S", "N"].includes(pos.side);
 }
 
+// The width under which the board is drawn for a phone (style.css has
+// the same).
+const NARROW = "(max-width: 40rem)";
+
 function startPosition(m, n) {
   const row = Array(m).fill(n).join(" ");
   return `${row} 0 ${row} 0 S`;
@@ -91,7 +95,13 @@ function text(parent, x, y, content, cls) {
 function draw(pos, answer) {
   const svg = $("board");
   svg.replaceChildren();
-  const W = 80, H = 80, gap = 10, band = 52, middle = 34;
+  // On a narrow screen (a phone) the board is scaled down to about half:
+  // its labels and values are drawn larger, with room for them, so that
+  // they still read at 12-15 px.
+  const narrow = window.matchMedia(NARROW).matches;
+  svg.classList.toggle("narrow", narrow);
+  const W = 80, H = 80, gap = 10, middle = 34;
+  const band = narrow ? 96 : 52, valueAt = narrow ? 26 : 18, nameAt = narrow ? 70 : 40;
   const width = (pos.m + 2) * (W + gap) + gap;
   const top = band, bottom = top + H + middle;
   const height = bottom + H + band;
@@ -105,7 +115,7 @@ function draw(pos, answer) {
   for (const [side, x, seeds] of [["N", gap, pos.northStore], ["S", width - gap - W, pos.southStore]]) {
     el("rect", { x, y: top, width: W, height: 2 * H + middle, rx: 36, class: "store" }, svg);
     text(svg, x + W / 2, top + H + middle / 2, seeds, "count");
-    text(svg, x + W / 2, side === "N" ? top - 18 : bottom + H + 18, side === "N" ? "North" : "South", "name");
+    text(svg, x + W / 2, side === "N" ? top - valueAt : bottom + H + valueAt, side === "N" ? "North" : "South", "name");
   }
   for (const side of ["N", "S"]) {
     const seeds = side === "N" ? pos.north : pos.south;
@@ -131,10 +141,10 @@ function draw(pos, answer) {
       // Outside the row: the house's name, then its move's value.
       const out = side === "N" ? -1 : 1;
       const edge = side === "N" ? y : y + H;
-      text(g, x + W / 2, edge + out * 40, `${side}${h}`, "name");
+      text(g, x + W / 2, edge + out * nameAt, `${side}${h}`, "name");
       let aria = `${side === "N" ? "North" : "South"} house ${h}: ${seeds[h - 1]} seeds`;
       if (mv) {
-        const v = text(g, x + W / 2, edge + out * 18, signed(mv.value) + (mv.extra_turn ? " \u21BB" : ""), `value ${outcome(mv.value)}`);
+        const v = text(g, x + W / 2, edge + out * valueAt, signed(mv.value) + (mv.extra_turn ? (narrow ? "\u21BB" : " \u21BB") : ""), `value ${outcome(mv.value)}`);
         v.setAttribute("data-house", h);
         aria += `, playing it: ${signed(mv.value)} (${outcome(mv.value)})${best.has(h) ? ", best" : ""}${mv.extra_turn ? ", extra turn" : ""}`;
       }
@@ -344,6 +354,12 @@ function init() {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
     if (e.key === "ArrowLeft") undo();
     else if (e.key === "ArrowRight") redo();
+  });
+  // Turning a phone, or resizing a window past the narrow width, redraws
+  // the board for it (with the values already there).
+  window.matchMedia(NARROW).addEventListener("change", () => {
+    const shown = parse(state.history[state.index]);
+    if (drawable(shown)) draw(shown, state.answer);
   });
   state.history = [start];
   state.index = 0;

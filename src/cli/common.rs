@@ -240,7 +240,6 @@ mod tests {
         assert_eq!(count(1, "house"), "1 house");
         assert_eq!(count(2, "disagreement"), "2 disagreements");
     }
-}
 
     #[test]
     fn only_boards_of_other_sizes_are_said() {
@@ -258,3 +257,4 @@ mod tests {
             "read as 1 house a side: the 4 counts are S1, South's store, N1, North's store"
         ));
     }
+}

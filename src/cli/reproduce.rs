@@ -23,6 +23,9 @@ use crate::report::{self, GameCheck, Row, Status};
 use crate::service::answer::round3;
 use serde::Serialize;
 
+/// Where the `source` column's short names are cited in full.
+pub const SOURCES_LINE: &str = "sources (the source column): full citations in docs/REFERENCES.md";
+
 /// Which rule sets to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RuleChoice {
@@ -338,6 +341,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             games.iter().filter(|g| g.ok()).count(),
             count(games.len(), "game"),
         )?;
+        outln!("{SOURCES_LINE}")?;
     }
     if mismatches > 0 {
         let what = if mismatches == 1 {
