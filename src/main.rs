@@ -59,12 +59,12 @@ enum Command {
     Play(PlayArgs),
     /// Solve the published instances and print them beside the published
     /// values; replay IDU's perfect games. Exit status 1 on any disagreement.
+    /// The sources are cited in full in docs/REFERENCES.md.
     Reproduce(ReproduceArgs),
     /// Build endgame tables: every board with up to K seeds on the board.
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
     Verify(VerifyArgs),
-    /// The sources are cited in full in docs/REFERENCES.md.
     /// Where the endgame tables are, what is there and how big; `clean`
     /// removes them.
     Tables(TablesArgs),
