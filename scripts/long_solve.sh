@@ -5,6 +5,7 @@
 #   scripts/long_solve.sh stop   [ec|std]   # SIGTERM, wait; its records packed
 #   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-dist status)
 #   scripts/long_solve.sh wait   [ec|std]   # wait for the run to end
+#   scripts/long_solve.sh finish [ec|std]   # after the last stretch: the result and its certificate
 #
 # The work directory is results/runs/M-N-RULES (committed: run.json,
 # segments/*.jsonl.gz, stretches.tsv). `start` builds the release
@@ -18,7 +19,11 @@
 # unit is already on disk, and --pack packs them into the next segment.
 # Each stretch appends a line to DIR/stretches.tsv: start and end (UTC),
 # wall seconds, user and system CPU seconds, peak RSS (KiB), table seeds,
-# exit status.
+# exit status. `finish`, once a stretch has ended with the value, writes
+# results/certificate-M-N-RULES.jsonl.gz (kalah-dist certificate) and
+# results/solve-M-N-RULES.json: the run's answer (value, perfect game,
+# nodes, units) with the stretches' CPU-hours, wall hours, count, table
+# depth and peak memory.
 #
 # Settings (environment): PITS (6), SEEDS (6), TABLE_SEEDS (30), TT_MB
 # (8192), THREADS (2), BUDGET (unit budget, 20000000 nodes), FRONTIER (8),
@@ -89,8 +94,24 @@ wait)
 status)
     "$bin/kalah-dist" status --work "$work" --tables "$tables"
     ;;
+finish)
+    if [[ ! -s $work/stretch.out ]]; then
+        echo "long_solve.sh: $work/stretch.out holds no answer: the run has not ended with its value" >&2
+        exit 1
+    fi
+    cert=results/certificate-$pits-$seeds-$rules.jsonl.gz
+    "$bin/kalah-dist" certificate --work "$work" --tables "$tables" --out "$cert"
+    awk -F'\t' -v answer="$(cat "$work/stretch.out")" '
+        NR == 1 { next }
+        { n++; wall += $3; if ($4 != "-") { cpu += $4 + $5; timed++ } if ($6 != "-" && $6 > rss) rss = $6; k = $7 }
+        END {
+            sub(/}[[:space:]]*$/, "", answer)
+            printf "%s,\"stretches\":%d,\"stretches_timed\":%d,\"cpu_hours\":%.2f,\"wall_hours\":%.2f,\"peak_rss_gib\":%.2f,\"last_table_seeds\":%d}\n", answer, n, timed, cpu / 3600, wall / 3600, rss / 1048576, k
+        }' "$work/stretches.tsv" > "results/solve-$pits-$seeds-$rules.json"
+    echo "long_solve.sh: results/solve-$pits-$seeds-$rules.json and $cert written; check: kalah certify $cert"
+    ;;
 *)
-    echo "long_solve.sh: unknown command '$cmd' (start, stop, status, wait)" >&2
+    echo "long_solve.sh: unknown command '$cmd' (start, stop, status, wait, finish)" >&2
     exit 2
     ;;
 esac

@@ -198,6 +198,19 @@ pub fn build_tables(
     progress: &dyn Progress,
     stop: &AtomicBool,
 ) -> Result<BuildReport, TableError> {
+    let keep_near = near_tiers(config.pits, config.max_seeds, platform::physical_memory());
+    build_keeping(dir, config, progress, stop, keep_near)
+}
+
+/// [`build_tables`], keeping `keep_near` tiers below the one being built at
+/// one byte a board (the files are the same for any count).
+fn build_keeping(
+    dir: &Path,
+    config: &BuildConfig,
+    progress: &dyn Progress,
+    stop: &AtomicBool,
+    keep_near: usize,
+) -> Result<BuildReport, TableError> {
     let BuildConfig {
         pits,
         rules,
@@ -243,7 +256,6 @@ pub fn build_tables(
     // `near[i]`: tier k - 1 - i at one byte a board, for the NEAR tiers
     // below the one being built (empty until needed after kept tiers).
     let mut near: Vec<TierValues> = Vec::new();
-    let keep_near = near_tiers(pits, max_seeds, platform::physical_memory());
     // The file of the tier solved last, written while the next is solved.
     let mut writing = Writing(None);
     let mut report = BuildReport {
@@ -429,6 +441,45 @@ impl Drop for Writing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A build that keeps no tier at one byte (every child below the tier
+    /// decoded: a machine short of memory) writes the same files, byte for
+    /// byte, as one that keeps every near tier; under both capture rules.
+    #[test]
+    fn the_files_do_not_depend_on_the_near_tiers() {
+        for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+            let config = BuildConfig {
+                pits: 4,
+                rules,
+                max_seeds: 14,
+                threads: 2,
+            };
+            let dirs: Vec<PathBuf> = [0, 1, NEAR]
+                .iter()
+                .map(|&near| {
+                    let dir = std::env::temp_dir().join(format!(
+                        "kalah-near-{near}-{}-{}",
+                        rules.slug(),
+                        std::process::id()
+                    ));
+                    let _ = fs::remove_dir_all(&dir);
+                    build_keeping(&dir, &config, &(), &AtomicBool::new(false), near).unwrap();
+                    dir
+                })
+                .collect();
+            for k in 0..=config.max_seeds {
+                let name = file_name(4, rules, k);
+                let files: Vec<Vec<u8>> = dirs
+                    .iter()
+                    .map(|d| fs::read(d.join(&name)).unwrap())
+                    .collect();
+                assert!(files.iter().all(|f| f == &files[0]), "{name}");
+            }
+            for d in dirs {
+                fs::remove_dir_all(d).unwrap();
+            }
+        }
+    }
 
     #[test]
     fn near_tiers_fit_the_memory() {

@@ -37,11 +37,9 @@ struct TierSolver<'a, const M: usize> {
     game: &'a Game,
     ranker: &'a Ranker,
     tier: u32,
-    /// The values of tier `tier - 1`, one byte each (empty for tier 0):
-    /// most children below the tier are there.
-    prev: &'a [AtomicI8],
-    /// `near[i]`: the values of tier `tier - 1 - i`, one byte each (`near[0]`
-    /// is `prev`): a few tiers below, where most captures lead.
+    /// `near[i]`: the values of tier `tier - 1 - i`, one byte each (none
+    /// where memory is short): tier `tier - 1` holds most children below
+    /// the tier, the next few tiers most captures'.
     near: &'a [&'a [AtomicI8]],
     /// `deep[t]`: the values of every tier `t < tier`, encoded, decoded on
     /// demand where `near` does not reach (captures of many seeds, laps
@@ -88,7 +86,6 @@ pub(super) fn solve_tier(
                 game,
                 ranker,
                 tier: k,
-                prev: below.near.first().copied().unwrap_or(&[]),
                 near: below.near,
                 deep: below.deep,
                 cur,
@@ -255,21 +252,21 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                     deep: 0,
                     rank: 0,
                 },
-                Plan::Extra { part } => Kid {
-                    cell: &self.prev
-                        [(part + self.ranker.opp_part::<M>(seeds as u64 - 1, opp.lanes)) as usize],
-                    base: 1,
-                    sign: 1,
-                    deep: 0,
-                    rank: 0,
-                },
-                Plan::Pass { adds, part } => Kid {
-                    cell: &self.prev[(self.ranker.own_part::<M>(opp.lanes + adds) + part) as usize],
-                    base: 1,
-                    sign: -1,
-                    deep: 0,
-                    rank: 0,
-                },
+                // One tier down: from `prev` at one byte a board, or
+                // decoded where no tier is kept so (a build short of
+                // memory, see `build::near_tiers`).
+                Plan::Extra { part } => self.lower_kid(
+                    down,
+                    part + self.ranker.opp_part::<M>(seeds as u64 - 1, opp.lanes),
+                    1,
+                    1,
+                ),
+                Plan::Pass { adds, part } => self.lower_kid(
+                    down,
+                    self.ranker.own_part::<M>(opp.lanes + adds) + part,
+                    1,
+                    -1,
+                ),
                 Plan::Capture {
                     facing_shift,
                     empty,
