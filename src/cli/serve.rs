@@ -10,6 +10,7 @@ use super::common::{usize_in, CliError};
 use super::engine::TableArgs;
 use super::progress::Stderr;
 use crate::outln;
+use crate::serve::http::Limits;
 use crate::serve::{self, Config};
 
 /// What `kalah serve --help` ends with: the routes.
@@ -21,7 +22,15 @@ const ROUTES: &str = "Routes (GET or HEAD; JSON as in docs/json.md):
   /api/v1/play?position=P&house=H&rules=&end=
                                              the position after playing house H
 Bad input: 400 with the command line's message. A search over --time-limit,
-or with every search worker busy: 503 with the reason.
+or with every search worker busy: 503 with the reason. A search whose client
+disconnects is stopped.
+
+One client cannot keep the others out: connections are accepted first, then
+counted; at --max-connections or --max-connections-per-client the connection
+idle the longest (of that client) is closed to make room, and a connection
+closes after --idle-timeout without a request, --max-requests-per-connection
+requests, --max-connection-lifetime, or a write that makes no progress for
+--write-timeout.
 
 Example:
   kalah serve --bind 127.0.0.1:8080 --tables tables
@@ -53,6 +62,48 @@ pub struct ServeArgs {
     /// (default: one a core).
     #[arg(long, value_name = "N", value_parser = usize_in(1..=256))]
     pub http_threads: Option<usize>,
+    /// Connections open at once. When all are open, a new connection
+    /// closes the one idle the longest (no request in progress); only when
+    /// every one is busy is it refused (503).
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_connections,
+          value_parser = usize_in(1..=1 << 20))]
+    pub max_connections: usize,
+    /// Connections open at once from one client address (nginx's
+    /// limit_conn): past it, that client's connection idle the longest is
+    /// closed, or the new one refused (503) when all of its are busy.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_per_client,
+          value_parser = usize_in(1..=1 << 20))]
+    pub max_connections_per_client: usize,
+    /// Seconds a connection may wait without a complete request head, from
+    /// its opening or its last answer (keep-alive idle time and the time
+    /// to send a head in one); then it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = Limits::DEFAULT.idle_timeout.as_secs_f64())]
+    pub idle_timeout: f64,
+    /// Requests answered on one connection (nginx's keepalive_requests):
+    /// the last is answered with `Connection: close`.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_requests,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests_per_connection: u64,
+    /// Seconds a connection may live (nginx's keepalive_time): past it, it
+    /// finishes the request it is answering and closes.
+    #[arg(long, value_name = "SECS", default_value_t = Limits::DEFAULT.max_lifetime.as_secs_f64())]
+    pub max_connection_lifetime: f64,
+    /// Seconds a write of an answer may make no progress (a client that
+    /// does not read) before the connection is closed (nginx's
+    /// send_timeout).
+    #[arg(long, value_name = "SECS", default_value_t = Limits::DEFAULT.write_timeout.as_secs_f64())]
+    pub write_timeout: f64,
+}
+
+/// `SECS` of flag `flag` as a duration: more than 0 and at most 1e6.
+fn seconds(flag: &str, secs: f64) -> Result<Duration, CliError> {
+    if secs > 0.0 && secs <= 1e6 {
+        Ok(Duration::from_secs_f64(secs))
+    } else {
+        Err(CliError::Input(format!(
+            "--{flag} {secs}: must be more than 0 and at most 1e6 seconds"
+        )))
+    }
 }
 
 /// `kalah serve`: prints where it listens and which tables it has, then
@@ -64,6 +115,14 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             "--time-limit {secs}: a search's budget must be more than 0 and at most 1e6 seconds"
         )));
     }
+    let limits = Limits {
+        max_connections: args.max_connections,
+        max_per_client: args.max_connections_per_client,
+        idle_timeout: seconds("idle-timeout", args.idle_timeout)?,
+        max_requests: args.max_requests_per_connection,
+        max_lifetime: seconds("max-connection-lifetime", args.max_connection_lifetime)?,
+        write_timeout: seconds("write-timeout", args.write_timeout)?,
+    };
     let config = Config {
         bind: args.bind,
         tables: args.tables.policy(),
@@ -73,6 +132,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         http_threads: args
             .http_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        limits,
     };
     let dir = config.tables.dir.display().to_string();
     serve::serve(&config, &Stderr, |addr, catalog| {

@@ -10,7 +10,9 @@
 //! - [`page`]: the page at `/` and its script and style, compiled into the
 //!   binary (no file system path is ever served, nothing is fetched from
 //!   elsewhere: the page works offline);
-//! - [`http`]: connections, request limits, the accept loop and its stop.
+//! - [`http`]: connections, the limits on each connection and each
+//!   client (so that one client cannot keep the others out), the accept
+//!   loop and its stop.
 //!
 //! # The HTTP stack
 //! axum's router over hyper's HTTP/1 connections on a tokio runtime, as
@@ -23,7 +25,8 @@
 //! blocking threads of their own ([`searches`]), so a look-up never waits
 //! behind one: it never shares a thread or a queue with a search, only the
 //! cores. hyper gives the limits the issue asks for (the size of a request
-//! head, a deadline to send it) and a tested HTTP/1 parser; axum gives
+//! head, a deadline to send it) and a tested HTTP/1 parser; [`http`] the
+//! limits it does not (per client, per connection, on writes); axum gives
 //! routing, HEAD for every GET and 405 for every other method.
 //!
 //! The server prints nothing itself: what it has to say goes to the front
@@ -63,6 +66,8 @@ pub struct Config {
     pub tt_mb: usize,
     /// Threads that serve connections (and answer from the tables).
     pub http_threads: usize,
+    /// The limits on connections and on each client ([`http::Limits`]).
+    pub limits: http::Limits,
 }
 
 impl Config {
@@ -110,8 +115,7 @@ pub fn serve(
         .build()
         .map_err(|e| Error::Failure(format!("cannot start the server's threads: {e}")))?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(config.bind)
-            .await
+        let listener = http::listen(config.bind)
             .map_err(|e| Error::Failure(format!("cannot listen on {}: {e}", config.bind)))?;
         let addr = listener
             .local_addr()
@@ -121,7 +125,7 @@ pub fn serve(
             searches: SearchPool::new(config.search_workers, config.budget()),
         });
         ready(addr, &server.catalog)?;
-        http::accept_until_stopped(listener, api::router(server), observer).await;
+        http::accept_until_stopped(listener, api::router(server), config.limits, observer).await;
         Ok::<(), Error>(())
     })?;
     // Searches still running see the signal within a watchdog tick.

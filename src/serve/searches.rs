@@ -3,8 +3,11 @@
 //! time budget. A request that finds every worker busy is refused at once
 //! (503) rather than queued: a queue would make its wait unbounded, and a
 //! client can retry. Look-ups in the tables never come here, so they never
-//! wait behind a search.
+//! wait behind a search. A search whose request is dropped (its client
+//! disconnected: hyper drops the answer's future) is stopped within a
+//! watchdog tick, so that clients that hang up do not hold the workers.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use kalah_solver::table::Tables;
@@ -12,7 +15,7 @@ use kalah_solver::{Game, Position};
 use tokio::sync::Semaphore;
 
 use crate::service::answer::Detail;
-use crate::service::position::{over_limit, query_solver, search_within, Budget, Stopped};
+use crate::service::position::{over_limit, query_solver, search_until, Budget, Stopped};
 use crate::service::{Answer, Silent};
 
 /// Why a search gave no answer.
@@ -66,9 +69,10 @@ impl SearchPool {
     }
 
     /// The answer of a search of `pos` in `game` over `tables`, on a free
-    /// worker, by the service's [`search_within`]: a solver of its own (a
+    /// worker, by the service's [`search_until`]: a solver of its own (a
     /// fresh transposition table, so the answer is what `kalah query
-    /// --threads 1` gives), stopped at the time limit or at a signal.
+    /// --threads 1` gives), stopped at the time limit, at a signal, or when
+    /// this future is dropped (the client gone).
     ///
     /// # Errors
     /// Every worker busy, the budget spent, the server stopping, or a
@@ -85,15 +89,18 @@ impl SearchPool {
                 workers: self.workers,
             })?;
         let budget = self.budget.clone();
+        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+        let cancelled = Arc::clone(&cancel.0);
         let work = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let solver = query_solver(game, budget.config.clone(), tables)
                 .map_err(|e| Refusal::Failed(e.to_string()))?;
-            search_within(
+            search_until(
                 &solver,
                 &pos,
                 Detail::FULL,
                 budget.time_limit,
+                &cancelled,
                 "searching",
                 &Silent,
             )
@@ -103,7 +110,21 @@ impl SearchPool {
                 Stopped::Failed(m) => Refusal::Failed(m),
             })
         });
-        work.await
-            .unwrap_or_else(|e| Err(Refusal::Failed(format!("the search failed: {e}"))))
+        let answer = work
+            .await
+            .unwrap_or_else(|e| Err(Refusal::Failed(format!("the search failed: {e}"))));
+        drop(cancel);
+        answer
+    }
+}
+
+/// Raises its flag when dropped: held by the future that waits for a
+/// search, so that the search stops when that future is dropped unfinished
+/// (its client gone). Raised after an answer too, when nothing reads it.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }

@@ -289,6 +289,29 @@ pub fn search_within(
     label: &str,
     observer: &dyn Observer,
 ) -> Result<Answer, Stopped> {
+    search_until(
+        solver,
+        pos,
+        detail,
+        limit,
+        &AtomicBool::new(false),
+        label,
+        observer,
+    )
+}
+
+/// [`search_within`], also stopped (as [`Stopped::Interrupted`]) within a
+/// watchdog tick of `cancel` rising: the server's search of a client that
+/// has gone ([`crate::serve::searches`]).
+pub fn search_until(
+    solver: &Solver,
+    pos: &Position,
+    detail: Detail,
+    limit: Option<Duration>,
+    cancel: &AtomicBool,
+    label: &str,
+    observer: &dyn Observer,
+) -> Result<Answer, Stopped> {
     let Some(stop) = solver.stop_flag() else {
         // A solver watching the Ctrl-C flag itself: no time limit.
         return analyse(solver, pos, detail).map_err(|e| match e {
@@ -296,7 +319,7 @@ pub fn search_within(
             e => Stopped::Failed(e.to_string()),
         });
     };
-    if interrupt::requested() {
+    if interrupt::requested() || cancel.load(Ordering::SeqCst) {
         return Err(Stopped::Interrupted);
     }
     stop.store(false, Ordering::SeqCst);
@@ -306,7 +329,7 @@ pub fn search_within(
     let result = thread::scope(|scope| {
         let watchdog = scope.spawn(|| {
             while !done.load(Ordering::SeqCst) {
-                if interrupt::requested() {
+                if interrupt::requested() || cancel.load(Ordering::SeqCst) {
                     stop.store(true, Ordering::SeqCst);
                     return;
                 }
