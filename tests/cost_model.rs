@@ -24,7 +24,10 @@ fn the_programs_fit_is_the_scripts() {
             .lines()
             .find(|l| l.starts_with(&format!("{slug}: ")))
             .unwrap_or_else(|| panic!("no {slug} fit in:\n{text}"));
-        let eq = line.split_once("ln(nodes) = ").expect("the fit's equation").1;
+        let eq = line
+            .split_once("ln(nodes) = ")
+            .expect("the fit's equation")
+            .1;
         let numbers: Vec<f64> = eq
             .replace("(N-K)", "")
             .replace(" N", "")
