@@ -8,10 +8,15 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-/// One connection to the server.
+/// One connection to the server, opened again after an answer that says
+/// `Connection: close` (as any HTTP client does: the server closes a
+/// connection after `--max-requests-per-connection` answers, or past its
+/// lifetime).
 pub struct Conn {
     stream: BufReader<TcpStream>,
     host: String,
+    /// The last answer said `Connection: close`.
+    closed: bool,
 }
 
 /// A response: status, headers (names lower-cased) and body.
@@ -44,13 +49,18 @@ impl Conn {
     /// Connects to `addr` (`host:port`), with a generous read timeout so
     /// that a hung server fails a test instead of hanging it.
     pub fn connect(addr: &str) -> io::Result<Conn> {
+        Ok(Conn {
+            stream: Self::open(addr)?,
+            host: addr.to_string(),
+            closed: false,
+        })
+    }
+
+    fn open(addr: &str) -> io::Result<BufReader<TcpStream>> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-        Ok(Conn {
-            stream: BufReader::with_capacity(16 << 10, stream),
-            host: addr.to_string(),
-        })
+        Ok(BufReader::with_capacity(16 << 10, stream))
     }
 
     /// `GET target` (a path with its query string, already encoded).
@@ -60,6 +70,10 @@ impl Conn {
 
     /// `method target` with no body; a HEAD response's body is not read.
     pub fn request(&mut self, method: &str, target: &str) -> io::Result<Response> {
+        if self.closed {
+            self.stream = Self::open(&self.host)?;
+            self.closed = false;
+        }
         let head = format!("{method} {target} HTTP/1.1\r\nHost: {}\r\n\r\n", self.host);
         self.stream.get_mut().write_all(head.as_bytes())?;
         let mut line = String::new();
@@ -90,6 +104,9 @@ impl Conn {
             .unwrap_or(0);
         let mut body = vec![0; if method == "HEAD" { 0 } else { len }];
         self.stream.read_exact(&mut body)?;
+        self.closed = headers
+            .iter()
+            .any(|(n, v)| n == "connection" && v.eq_ignore_ascii_case("close"));
         Ok(Response {
             status,
             headers,
