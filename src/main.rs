@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use kalah::cli::analyze::{self, AnalyzeArgs};
 use kalah::cli::certify::{self, CertifyArgs};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
@@ -27,6 +28,7 @@ const EXAMPLES: &str = "Examples:
   kalah query \"4 4 0 5 5 5 1 4 4 4 4 4 4 0 S\"         one position, every move's value
   kalah query --batch positions.txt > values.jsonl    one JSON line per position
   kalah play --pits 4 --seeds 3 --hints                play against perfect play
+  kalah analyze --pits 4 --seeds 3 1-2                 a game reviewed move by move
   kalah build --pits 6 --max-seeds 22                  endgame tables to 22 seeds (see kalah tables)
   kalah reproduce                                      the published results, side by side
   kalah serve                                          a web page and JSON API on 127.0.0.1:8080
@@ -57,6 +59,9 @@ enum Command {
     Query(QueryArgs),
     /// Play a game in the terminal against perfect play.
     Play(PlayArgs),
+    /// Review a game move by move: each move's value, the best, what it
+    /// gave away; mistakes marked and summed for each side.
+    Analyze(AnalyzeArgs),
     /// Solve the published instances and print them beside the published
     /// values; replay IDU's perfect games. Exit status 1 on any disagreement.
     /// The sources are cited in full in docs/REFERENCES.md.
@@ -101,6 +106,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::solve(a),
         Command::Query(a) => query::query(a),
         Command::Play(a) => play::play(a),
+        Command::Analyze(a) => analyze::analyze(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Build(a) => tables::build_command(a),
         Command::Verify(a) => tables::verify_command(a),

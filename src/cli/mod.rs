@@ -1,6 +1,7 @@
 //! The command-line interface: argument types and one module per command
 //! group. Commands parse, call the engine, and print; no game logic here.
 
+pub mod analyze;
 pub mod certify;
 pub mod common;
 pub mod core_cmds;

@@ -8,9 +8,9 @@ use crate::outln;
 
 use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
-use kalah_solver::{Game, Position, Side};
+use kalah_solver::{EndRule, Game, Line, Position, Rules, Side};
 
-use super::common::{count, signed, CliError, GameArgs, RulesArgs};
+use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
@@ -33,6 +33,11 @@ pub enum SideArg {
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: GameArgs,
+    /// Start from this position instead of the start of Kalah(m,n) (its
+    /// counts give the board, so --pits and --seeds do not go with it);
+    /// its side to move moves first.
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
+    pub from: Option<String>,
     /// The side you play: S or south (moves first), N or north; any case.
     #[arg(long, value_enum, ignore_case = true, default_value_t = SideArg::S)]
     pub side: SideArg,
@@ -153,20 +158,32 @@ fn prompt(text: &str) -> Result<(), CliError> {
 /// output that cannot be written. The end of standard input abandons the
 /// game (status 0).
 pub fn play(args: &PlayArgs) -> Result<(), CliError> {
-    let size = args.game.size()?;
-    let start = size.start();
-    let pits = size.pits();
     let rules = args.rules.rules();
+    // The game as `kalah analyze` is told it: where it starts, and the rules.
+    let mut review_args = String::new();
+    let (start, title) = match &args.from {
+        Some(text) => {
+            let start = parse_position(std::slice::from_ref(text))?;
+            review_args.push_str(&format!(" --from \"{start}\""));
+            (start, game_line(&start, rules))
+        }
+        None => {
+            let size = args.game.size()?;
+            review_args.push_str(&format!(" --pits {} --seeds {}", size.pits(), size.seeds()));
+            (size.start(), format!("{size}, {rules}"))
+        }
+    };
+    review_args.push_str(&rule_flags(rules));
+    let pits = start.pits();
     let game = Game::new(pits, rules);
     let human = match args.side {
         SideArg::S => Side::South,
         SideArg::N => Side::North,
     };
     outln!(
-        "Kalah({pits},{}), {rules}. You play {human}; the program plays perfectly.\n\
+        "{title}. You play {human}; the program plays perfectly.\n\
          Type a house number (1..{pits}), h for the value of every move, u to undo \
-         your last move, q to quit, ? for help.",
-        size.seeds()
+         your last move, q to quit, ? for help."
     )?;
     output::flush()?;
     let tables = prepare_tables(&args.tables, pits, rules, start.total_seeds(), true)?;
@@ -187,8 +204,19 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut pos = start;
-    // Positions where it was the player's turn, for undo.
-    let mut history: Vec<Position> = Vec::new();
+    // Every sowing so far, by whom, for the game's line at the end.
+    let mut played: Vec<(Side, usize)> = Vec::new();
+    // Positions where it was the player's turn (and the sowings played
+    // before it), for undo.
+    let mut history: Vec<(Position, usize)> = Vec::new();
+    let end_line = |played: &[(Side, usize)]| -> Result<(), CliError> {
+        let line = line_of(played);
+        if line.turns.is_empty() {
+            return Ok(());
+        }
+        outln!("the game's line: {line}")?;
+        outln!("review it: kalah analyze{review_args} \"{line}\"")
+    };
     let mut first = true;
     loop {
         outln!("\n{}", pos.diagram().trim_end())?;
@@ -204,7 +232,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 "game over: South {s}, North {n}: {verdict} ({})",
                 signed(mine - theirs)
             )?;
-            return Ok(());
+            return end_line(&played);
         }
         if first {
             // The start is the longest search of the game: say so before
@@ -231,6 +259,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                 .ok_or_else(|| CliError::Failure(format!("no best move found in {pos}")))?;
             pos.play(&game, house)
                 .map_err(|e| CliError::Failure(format!("program move {house}: {e}")))?;
+            played.push((mover, house));
             outln!(
                 "{mover} plays {house} (value {} for {mover})",
                 signed(answer.value)
@@ -254,19 +283,20 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
             })?;
             if n == 0 {
                 outln!("\nend of input: game abandoned")?;
-                return Ok(());
+                return end_line(&played);
             }
             match read_input(&String::from_utf8_lossy(&bytes), pits) {
                 Input::Quit => {
                     outln!("game abandoned")?;
-                    return Ok(());
+                    return end_line(&played);
                 }
                 Input::Help => outln!("{}", help_text(pits))?,
                 Input::Hint => outln!("{}", hint_text(&answer))?,
                 Input::Bad(msg) => outln!("{msg}")?,
                 Input::Undo => match history.pop() {
-                    Some(p) => {
+                    Some((p, sowings)) => {
                         pos = p;
+                        played.truncate(sowings);
                         outln!("undone")?;
                         break;
                     }
@@ -277,9 +307,10 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
                         outln!("house {h} is empty: choose another")?;
                         continue;
                     };
-                    history.push(pos);
+                    history.push((pos, played.len()));
                     pos.play(&game, h)
                         .map_err(|e| CliError::Failure(format!("move {h}: {e}")))?;
+                    played.push((mover, h));
                     let lost = answer.value - m.value;
                     let note = if lost == 0 {
                         "a best move".to_string()
@@ -295,6 +326,35 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
             }
         }
     }
+}
+
+/// The line of the sowings `played`: a side's consecutive sowings are one
+/// turn (it moved again only after an extra turn).
+fn line_of(played: &[(Side, usize)]) -> Line {
+    let mut turns: Vec<Vec<usize>> = Vec::new();
+    let mut last = None;
+    for &(side, house) in played {
+        match turns.last_mut() {
+            Some(turn) if last == Some(side) => turn.push(house),
+            _ => turns.push(vec![house]),
+        }
+        last = Some(side);
+    }
+    Line { turns }
+}
+
+/// The rule flags that give `rules` (empty for the standard game).
+fn rule_flags(rules: Rules) -> String {
+    let mut flags = String::new();
+    if rules.capture == kalah_solver::CaptureRule::Empty {
+        flags.push_str(" --empty-capture");
+    }
+    match rules.end {
+        EndRule::Sweep => {}
+        EndRule::Delayed => flags.push_str(" --end delayed"),
+        EndRule::NoSweep => flags.push_str(" --end no-sweep"),
+    }
+    flags
 }
 
 #[cfg(test)]
@@ -320,6 +380,16 @@ mod tests {
         ] {
             assert!(matches!(read_input(bad, 6), Input::Bad(_)), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn sowings_of_one_side_in_a_row_are_one_turn() {
+        use Side::{North as N, South as S};
+        let line = line_of(&[(S, 3), (S, 6), (N, 2), (S, 1), (N, 4), (N, 1)]);
+        assert_eq!(line.to_string(), "3.6-2-1-4.1");
+        assert!(line_of(&[]).turns.is_empty());
+        assert_eq!(rule_flags(Rules::STANDARD), "");
+        assert_eq!(rule_flags(Rules::EMPTY_CAPTURE), " --empty-capture");
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! - [`batch`]: a stream of positions answered in order, one JSON line each,
 //!   bad lines answered by error lines;
 //! - [`answer`]: the answer and its JSON line (docs/json.md);
+//! - [`review`]: a move line reviewed move by move (each move's value,
+//!   the best, what it gave away);
 //! - [`ticker`]: a clock beside a long piece of work, for progress lines.
 //!
 //! The service never prints: what a person watching should be told (a
@@ -21,6 +23,7 @@ pub mod batch;
 pub mod cost;
 mod fast_line;
 pub mod position;
+pub mod review;
 pub mod setup;
 pub mod ticker;
 

@@ -1,0 +1,226 @@
+//! `kalah analyze`: a game reviewed move by move. For every sowing of a
+//! move line, the value of the position before it (what the best move
+//! keeps), the value of the move played, the best moves, and what the move
+//! gave away; moves that gave something away are marked as mistakes, and
+//! each side's mistakes are summed at the end.
+//!
+//! The answers are `kalah play`'s: from the endgame tables inside them
+//! (built first when missing, as `play` and `solve` build them), by search
+//! with table probes outside them; the review itself is the service's
+//! ([`crate::service::review`]).
+
+use std::time::Instant;
+
+use clap::Args;
+use kalah_solver::search::Solver;
+use kalah_solver::table::Tables;
+use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
+
+use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
+use super::core_cmds::json_line;
+use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
+use super::progress::with_search_progress;
+use crate::outln;
+use crate::service::position::{answer_position, by_search};
+use crate::service::review::{review, Review, ReviewError};
+use crate::service::{Answer, Error};
+
+/// Arguments of `kalah analyze`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  kalah analyze --pits 4 --seeds 3 1-2
+  kalah analyze --idu --empty-capture --pits 6 --seeds 2 42-42-30-0-1-1-4-5
+  kalah analyze --from \"1 0 2 0 0 1 20 0 3 0 1 0 2 18 S\" \"1 2\" --json")]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
+    /// Uiterwijk (2000); by default they are 1..m (docs/RULES.md).
+    #[arg(long)]
+    pub idu: bool,
+    /// Start from this position instead of the start of Kalah(m,n) (its
+    /// counts give the board, so --pits and --seeds do not go with it).
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
+    pub from: Option<String>,
+    /// The game to review, as `play-line` reads it: turns separated by '-'
+    /// (or by spaces in a line without dashes), the moves of one turn run
+    /// together ("36") or joined by '.' ("3.6"), e.g. "3.6-2-5". The line
+    /// may stop before the end of the game.
+    #[arg(allow_hyphen_values = true)]
+    pub line: String,
+    #[command(flatten)]
+    pub tables: TableArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Print one JSON object (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Perfect-play answers for the review: the tables inside their range,
+/// one solver's search outside it (its transposition table kept from one
+/// position of the game to the next).
+struct Oracle {
+    game: Game,
+    tables: Option<std::sync::Arc<Tables>>,
+    solver: Solver,
+}
+
+impl Oracle {
+    fn answer(&self, pos: &Position) -> Result<Answer, Error> {
+        with_search_progress(
+            "valuing every move",
+            || self.solver.stats().nodes,
+            || {
+                answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
+                    by_search(&self.solver, p)
+                })
+            },
+        )
+    }
+}
+
+/// `kalah analyze`.
+pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
+    let start = match &args.from {
+        Some(text) => parse_position(std::slice::from_ref(text))?,
+        None => args.game.size()?.start(),
+    };
+    let rules = args.rules.rules();
+    let game = Game::new(start.pits(), rules);
+    let numbering = if args.idu {
+        Numbering::FromZero
+    } else {
+        Numbering::FromOne
+    };
+    let line = Line::parse(&args.line, numbering)
+        .map_err(|e| CliError::Input(format!("invalid line \"{}\": {e}", args.line)))?;
+    // Refused before any table is built or search started.
+    line.replay(&game, start)
+        .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
+    let started = Instant::now();
+    let tables = prepare_tables(&args.tables, start.pits(), rules, start.total_seeds(), true)?;
+    let solver = make_solver_for(
+        game.clone(),
+        start.total_seeds(),
+        true,
+        &args.search,
+        tables.clone(),
+    )?;
+    let oracle = Oracle {
+        game: game.clone(),
+        tables,
+        solver,
+    };
+    let reviewed = review(&game, start, &line, |p| oracle.answer(p)).map_err(|e| match e {
+        ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line)),
+        ReviewError::Answer(e) => CliError::from(e),
+    })?;
+    // The end position's value: the score of a finished game, else what
+    // perfect play from there gives.
+    let end = oracle.answer(&reviewed.end)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        let j = reviewed.json(&game, &rules.slug(), Some(end.value), seconds);
+        return outln!("{}", json_line(&j));
+    }
+    print_review(&reviewed, &end, rules, seconds)
+}
+
+fn print_review(r: &Review, end: &Answer, rules: Rules, seconds: f64) -> Result<(), CliError> {
+    outln!("{}", game_line(&r.start, rules))?;
+    outln!("start: {}", r.start)?;
+    outln!(
+        "line: {} ({}, {})",
+        r.line,
+        count(r.line.turns.len(), "turn"),
+        count(r.moves.len(), "move")
+    )?;
+    outln!(
+        "values for the side that moves: the position's (what a best move keeps), \
+         the move played's, and what it gave away"
+    )?;
+    outln!(
+        "{:>4} {:>6}  {:>4} {:>5} {:>6} {:>6}  best",
+        "turn",
+        "side",
+        "move ",
+        "value",
+        "played",
+        "loss"
+    )?;
+    for m in &r.moves {
+        let best: Vec<String> = m.best.iter().map(|h| h.to_string()).collect();
+        let mark = if !m.is_mistake() {
+            String::new()
+        } else if m.changes_result() {
+            format!(
+                "  mistake: {} to {}",
+                outcome_word(m.value),
+                outcome_word(m.played)
+            )
+        } else {
+            "  mistake".to_string()
+        };
+        let turn = if m.sowing == 1 {
+            m.turn.to_string()
+        } else {
+            String::new()
+        };
+        let row = format!(
+            "{:>4} {:>6}  {:>4} {:>5} {:>6} {:>6}  {:<10}{mark}",
+            turn,
+            side_name(m.before.to_move()),
+            format!("{}{}", m.house, if m.extra_turn { "+" } else { " " }),
+            signed(m.value),
+            signed(m.played),
+            m.loss(),
+            best.join(" "),
+        );
+        outln!("{}", row.trim_end())?;
+    }
+    outln!("(+: the move earned an extra turn)")?;
+    let [south, north] = r.accounts();
+    for (side, a) in [(Side::South, south), (Side::North, north)] {
+        if a.mistakes == 0 {
+            outln!("{}: no mistakes", side_name(side))?;
+        } else {
+            outln!(
+                "{}: {}, {} given away in all",
+                side_name(side),
+                count(a.mistakes, "mistake"),
+                a.loss
+            )?;
+        }
+    }
+    outln!("end: {}", r.end)?;
+    match r.end.final_stores(rules) {
+        Some([s, n]) => outln!(
+            "game over: South {s}, North {n}; final score {} for South",
+            signed(s as i32 - n as i32)
+        )?,
+        None => outln!(
+            "game not over: value {} for {} under perfect play from here",
+            signed(end.value),
+            r.end.to_move()
+        )?,
+    }
+    outln!("nodes: {}  time: {seconds:.2} s", r.nodes + end.nodes)
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::South => "South",
+        Side::North => "North",
+    }
+}
+
+fn outcome_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
