@@ -119,6 +119,117 @@ fn the_page_fits_a_phone() {
     });
 }
 
+/// The page reviews a pasted game (issue 53): South's 5 gives away 4 (the
+/// best, 2, keeps +18), then both sides play perfectly to the end. The
+/// table shows one row a sowing, the mistake marked; a row's click shows
+/// its position. At a phone's width too.
+#[test]
+#[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
+fn the_page_reviews_a_pasted_line() {
+    for (window, name) in [
+        ("1100,900", "serve-review.png"),
+        ("390,844", "serve-review-390.png"),
+    ] {
+        browse(window, name, |c, url, shot| Box::pin(reviews(c, url, shot)));
+    }
+}
+
+/// Pastes a line into the review box, reviews it, checks the rows, clicks
+/// the third row and sees its position.
+async fn reviews(c: Client, url: String, shot: PathBuf) {
+    c.goto(&url).await.expect("load the page");
+    rendered(&c, 1).await;
+    let line = c.find(Locator::Id("line")).await.expect("the review box");
+    line.send_keys("5 4 1 3 4.2 2 3")
+        .await
+        .expect("type the line");
+    c.find(Locator::Css("#review button[type=submit]"))
+        .await
+        .expect("the review button")
+        .click()
+        .await
+        .expect("click review");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = c
+            .execute("return document.body.dataset.reviewed || '';", vec![])
+            .await
+            .expect("read the page's state");
+        if v == json!("8") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the review never came: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let rows = c
+        .find_all(Locator::Css("#review-out tbody tr"))
+        .await
+        .expect("rows");
+    assert_eq!(rows.len(), 8);
+    let mut first = Vec::new();
+    for td in rows[0].find_all(Locator::Css("td")).await.expect("cells") {
+        first.push(td.text().await.expect("a cell's text"));
+    }
+    assert_eq!(first, ["1", "S", "5", "+18", "+14", "4", "2"]);
+    assert_eq!(
+        rows[0].attr("class").await.expect("class").as_deref(),
+        Some("mistake")
+    );
+    let mistakes = c
+        .find_all(Locator::Css("#review-out tr.mistake"))
+        .await
+        .expect("mistake rows");
+    assert_eq!(mistakes.len(), 1);
+    let summary = c
+        .find(Locator::Css("#review-out .summary"))
+        .await
+        .expect("summary")
+        .text()
+        .await
+        .expect("its text");
+    assert!(
+        summary.contains("South: 1 mistake, 4 given away; North: no mistakes.")
+            && summary.contains("Final score +14 for South."),
+        "{summary}"
+    );
+    let widths = c
+        .execute(
+            "return [document.documentElement.clientWidth, document.documentElement.scrollWidth];",
+            vec![],
+        )
+        .await
+        .expect("widths");
+    assert!(
+        widths[1].as_f64() <= widths[0].as_f64(),
+        "the page scrolls sideways: {widths}"
+    );
+    let table = c
+        .execute(
+            "const o = document.getElementById('review-out'); return [o.clientWidth, o.scrollWidth];",
+            vec![],
+        )
+        .await
+        .expect("the table's widths");
+    assert!(
+        table[1].as_f64() <= table[0].as_f64(),
+        "the review table scrolls sideways: {table}"
+    );
+    // The third row: South to move after 5-4.
+    rows[2].click().await.expect("click a row");
+    rendered(&c, 2).await;
+    let shown = c
+        .find(Locator::Id("position"))
+        .await
+        .expect("position box")
+        .prop("value")
+        .await
+        .expect("its value");
+    assert_eq!(shown.as_deref(), Some("2 0 0 3 0 3 20 0 1 1 0 0 0 12 S"));
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(&shot, &png).expect("write the screenshot");
+    eprintln!("screenshot: {}", shot.display());
+}
+
 /// What a browser check does with its session, the page's URL and the
 /// screenshot's path.
 type Check =

@@ -288,6 +288,60 @@ function updateButtons() {
   $("auto").textContent = state.auto ? "Stop \u25A0" : "Perfect game \u25B6\u25B6";
 }
 
+// Reviews the pasted line from the position shown (/api/v1/analyze): a
+// table of its moves, mistakes marked; a row shows its position.
+async function review() {
+  const out = $("review-out");
+  const start = state.history[state.index];
+  const line = $("line").value.trim();
+  if (!line) return;
+  out.textContent = "Reviewing\u2026";
+  const idu = $("idu").checked ? 1 : 0;
+  const r = await api(`/api/v1/analyze?position=${encodeURIComponent(start)}&line=${encodeURIComponent(line)}&idu=${idu}&${rulesQuery()}`);
+  out.replaceChildren();
+  if (!r.ok) {
+    out.textContent = "";
+    setMessage(r.body.error);
+    return;
+  }
+  setMessage("");
+  const j = r.body;
+  const table = document.createElement("table");
+  table.innerHTML = "<thead><tr><th>turn</th><th>side</th><th>move</th><th>value</th><th>played</th><th>loss</th><th>best</th></tr></thead>";
+  const body = document.createElement("tbody");
+  // The positions of the game reviewed, for the rows' clicks.
+  const positions = j.moves.map((m) => m.position).concat([j.end]);
+  j.moves.forEach((m, i) => {
+    const tr = document.createElement("tr");
+    if (m.mistake) tr.className = "mistake";
+    const cells = [m.sowing === 1 ? m.turn : "", m.to_move, m.house + (m.extra_turn ? "+" : ""),
+      signed(m.value), signed(m.played), m.loss, m.best.join(" ")];
+    for (const c of cells) {
+      const td = document.createElement("td");
+      td.textContent = String(c);
+      tr.appendChild(td);
+    }
+    tr.title = m.mistake ? `a mistake: gives away ${m.loss}` : "a best move";
+    tr.addEventListener("click", () => {
+      state.auto = false;
+      state.history = positions.slice();
+      state.index = i;
+      render();
+    });
+    body.appendChild(tr);
+  });
+  table.appendChild(body);
+  out.appendChild(table);
+  const sum = document.createElement("p");
+  sum.className = "summary";
+  const side = (name, a) => a.mistakes === 0 ? `${name}: no mistakes` : `${name}: ${a.mistakes} mistake${a.mistakes === 1 ? "" : "s"}, ${a.loss} given away`;
+  sum.textContent = `${side("South", j.south)}; ${side("North", j.north)}.` +
+    (j.game_over ? ` Final score ${signed(j.final_score)} for South.` : "") +
+    (j.stopped ? ` Stopped early: ${j.stopped}` : "");
+  out.appendChild(sum);
+  document.body.dataset.reviewed = String(j.moves.length);
+}
+
 function fillSelect(id, from, to, value) {
   const s = $(id);
   s.replaceChildren();
@@ -339,6 +393,10 @@ function init() {
       return;
     }
     go(r.ok ? r.body.position : text);
+  });
+  $("review").addEventListener("submit", (e) => {
+    e.preventDefault();
+    review();
   });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);

@@ -12,6 +12,11 @@
 //! - `GET /api/v1/play?position=P&house=H&rules=&end=`: the position after
 //!   the side to move plays house `H`; the page plays through this, so the
 //!   rules live in the engine alone.
+//! - `GET /api/v1/analyze?position=P&line=L&idu=0|1&rules=&end=`: the
+//!   object `kalah analyze --from P L --json` prints (the service's
+//!   review), each position answered as `/api/v1/query` answers it; when a
+//!   search gets no answer within the budget, the moves before it are
+//!   reviewed and `stopped` says why the rest is not.
 //!
 //! Status: 400 for bad input, with the message the command line gives for
 //! the same position; 503 when the search budget runs out or every search
@@ -37,6 +42,8 @@ use super::{page, Server};
 // gets the same message here as there, by construction.
 use crate::service::answer::{write_json, Answer, Detail};
 use crate::service::position::without_search;
+use crate::service::review::{review, ReviewError};
+use kalah_solver::{Line, Numbering};
 
 /// Every route of the server: the API, the page, and the refusals.
 pub fn router(server: Arc<Server>) -> Router {
@@ -44,6 +51,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/api/v1/query", get(query))
         .route("/api/v1/solve", get(solve))
         .route("/api/v1/play", get(play))
+        .route("/api/v1/analyze", get(analyze))
         .merge(page::routes())
         .fallback(not_found)
         .layer(middleware::from_fn(no_body))
@@ -120,6 +128,111 @@ async fn play(RawQuery(raw): RawQuery) -> Response {
         }
         Err(msg) => error(StatusCode::BAD_REQUEST, &msg),
     }
+}
+
+/// `GET /api/v1/analyze`: a line reviewed from `position`. The positions
+/// before its sowings are answered one after another as `/api/v1/query`
+/// answers them (the tables here, a search on the pool otherwise); at the
+/// first one with no answer (the budget, busy workers) the review stops
+/// there: the sowings before it are reviewed and `stopped` names the move
+/// and the reason (a refusal at the first sowing is the refusal itself).
+async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> Response {
+    let started = std::time::Instant::now();
+    let request = Params::parse(raw.as_deref(), &["position", "line", "idu", "rules", "end"])
+        .and_then(|p| {
+            let start = p.position()?;
+            let rules = p.rules()?;
+            let text = p.required("line", "the game's moves, e.g. 3.6-2-5")?;
+            let numbering = match p.get("idu").unwrap_or("0") {
+                "0" | "false" => Numbering::FromOne,
+                "1" | "true" => Numbering::FromZero,
+                other => return Err(format!("idu '{other}': expected 0 or 1")),
+            };
+            let line = Line::parse(text, numbering)
+                .map_err(|e| format!("invalid line \"{text}\": {e}"))?;
+            let game = Game::new(start.pits(), rules);
+            line.replay(&game, start)
+                .map_err(|e| format!("line \"{text}\": {e}"))?;
+            Ok((start, rules, line, game))
+        });
+    let (start, rules, line, game) = match request {
+        Ok(r) => r,
+        Err(msg) => return error(StatusCode::BAD_REQUEST, &msg),
+    };
+    let entry = server.catalog.get(start.pits(), rules);
+    let tables = entry.tables.as_deref();
+    // Every position before a sowing, answered in order until one is not.
+    let mut answers: Vec<Answer> = Vec::new();
+    let mut stopped = None;
+    let mut pos = start;
+    'line: for (t, turn) in line.turns.iter().enumerate() {
+        for &house in turn {
+            let answer = match without_search(&game, tables, &pos, Detail::FULL) {
+                Ok(Some(a)) => a,
+                Ok(None) => match server
+                    .searches
+                    .search(game.clone(), entry.tables.clone(), pos)
+                    .await
+                {
+                    Ok(a) => a,
+                    Err(refusal) if answers.is_empty() => return refused(&refusal),
+                    Err(refusal) => {
+                        stopped = Some(format!(
+                            "no value for turn {} (house {house}, position {pos}): {}",
+                            t + 1,
+                            refusal.reason()
+                        ));
+                        break 'line;
+                    }
+                },
+                Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            };
+            answers.push(answer);
+            if pos.play(&game, house).is_err() {
+                // Replayed above: not reached.
+                break 'line;
+            }
+        }
+    }
+    // The line up to the sowings answered.
+    let mut reviewed = Line::default();
+    let mut left = answers.len();
+    for turn in &line.turns {
+        if left == 0 {
+            break;
+        }
+        let take = turn.len().min(left);
+        reviewed.turns.push(turn[..take].to_vec());
+        left -= take;
+    }
+    let mut given = answers.into_iter();
+    let result = review(&game, start, &reviewed, |_| {
+        given.next().ok_or_else(|| {
+            crate::service::Error::Failure("the review asked for more answers".to_string())
+        })
+    });
+    let r = match result {
+        Ok(r) => r,
+        Err(ReviewError::Line(e)) => return error(StatusCode::BAD_REQUEST, &e.to_string()),
+        Err(ReviewError::Answer(e)) => {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+        }
+    };
+    // The end's value when the tables (or the end of the game) give it.
+    let end_value = without_search(&game, tables, &r.end, Detail::FULL)
+        .ok()
+        .flatten()
+        .map(|a| a.value);
+    let mut j = r.json(
+        &game,
+        &entry.slug,
+        end_value,
+        started.elapsed().as_secs_f64(),
+    );
+    j.stopped = stopped;
+    let mut out = Vec::with_capacity(256 + 256 * j.moves.len());
+    write_json(&mut out, &j);
+    json(StatusCode::OK, out)
 }
 
 /// The answer for `pos`: the end of the game or the tables here, on the
@@ -281,7 +394,7 @@ async fn no_body(request: Request, next: Next) -> Response {
 async fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
-        "no such page: the page is at /, the API under /api/v1/ (query, solve, play)",
+        "no such page: the page is at /, the API under /api/v1/ (query, solve, play, analyze)",
     )
 }
 

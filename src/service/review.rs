@@ -180,6 +180,11 @@ pub struct ReviewJson {
     pub end_value: Option<i32>,
     pub nodes: u64,
     pub seconds: f64,
+    /// A review cut short (the HTTP API, when a position got no answer
+    /// within its budget): why, and from which move. The moves before it
+    /// are reviewed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// One sowing in a review's JSON object.
@@ -250,6 +255,7 @@ impl Review {
             end_value,
             nodes: self.nodes,
             seconds: round3(seconds),
+            stopped: None,
         }
     }
 }
