@@ -71,7 +71,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify};
+use tokio::sync::Notify;
 use tokio::time::Sleep;
 
 use crate::interrupt;
@@ -167,11 +167,10 @@ pub async fn accept_until_stopped(
     observer: &dyn Observer,
 ) {
     let table = Arc::new(Table::new(limits));
-    let (stop, stopped) = watch::channel(false);
-    accept(&listener, &app, &table, &stopped, observer).await;
+    accept(&listener, &app, &table, observer).await;
     drop(listener);
     observer.note("stopping: finishing the requests being answered");
-    let _ = stop.send(true);
+    table.close_all();
     let deadline = Instant::now() + DRAIN;
     while table.open() > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -179,13 +178,7 @@ pub async fn accept_until_stopped(
 }
 
 /// The accept loop, until the signal.
-async fn accept(
-    listener: &TcpListener,
-    app: &Router,
-    table: &Arc<Table>,
-    stopped: &watch::Receiver<bool>,
-    observer: &dyn Observer,
-) {
+async fn accept(listener: &TcpListener, app: &Router, table: &Arc<Table>, observer: &dyn Observer) {
     let mut tick = tokio::time::interval(STOP_TICK);
     loop {
         let accepted = tokio::select! {
@@ -207,7 +200,7 @@ async fn accept(
             refuse(&stream);
             continue;
         };
-        tokio::spawn(serve_connection(stream, app.clone(), slot, stopped.clone()));
+        tokio::spawn(serve_connection(stream, app.clone(), slot));
     }
 }
 
@@ -224,13 +217,9 @@ fn refuse(stream: &TcpStream) {
 }
 
 /// One connection, served until it closes: by the client, by an error, by
-/// its limits, by eviction or by the stop.
-async fn serve_connection(
-    stream: TcpStream,
-    app: Router,
-    slot: Slot,
-    mut stopped: watch::Receiver<bool>,
-) {
+/// its limits, or when told to (eviction or the stop, both through its
+/// `evict`).
+async fn serve_connection(stream: TcpStream, app: Router, slot: Slot) {
     let limits = slot.table.limits;
     // Answers are small and each is a whole response: send at once.
     let _ = stream.set_nodelay(true);
@@ -259,7 +248,6 @@ async fn serve_connection(
             _ = connection.as_mut() => break,
             () = slot.state.evict.notified(), if !closing => closing = true,
             () = &mut lifetime, if !closing => closing = true,
-            _ = stopped.changed(), if !closing => closing = true,
         }
         if closing {
             // The request being answered (if any) is finished, then the
@@ -364,6 +352,17 @@ impl Table {
         // A panic while holding the lock leaves counts that are still
         // counts: go on with them.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells every open connection to close (the stop): each finishes the
+    /// request it is answering. Through each connection's own `evict`, so
+    /// that a connection's task polls nothing shared with the others at
+    /// each wake-up (a stop channel shared by all would take one lock for
+    /// every connection at every request).
+    fn close_all(&self) {
+        for (_, state) in self.lock().open.values() {
+            state.evict.notify_one();
+        }
     }
 
     /// Connections open.
