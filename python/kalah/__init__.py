@@ -20,6 +20,7 @@ OpenSpiel's ``mancala`` states.
 from ._kalah import (
     RULES,
     Position,
+    Searcher,
     Tables,
     __version__,
     build_tables,
@@ -30,6 +31,7 @@ from ._kalah import (
 __all__ = [
     "RULES",
     "Position",
+    "Searcher",
     "Tables",
     "__version__",
     "build_tables",

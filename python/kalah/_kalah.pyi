@@ -77,6 +77,32 @@ class Tables:
     def probe_many(self, positions: Iterable[Position]) -> list[Optional[int]]:
         """``probe`` of every position, in order, without the GIL."""
 
+class Searcher:
+    """A search engine kept between queries: its transposition table keeps
+    what earlier searches found, so successive positions of a game are
+    answered far faster than by ``kalah.query``. One search at a time."""
+
+    def __init__(
+        self,
+        tables: Optional[Tables] = None,
+        *,
+        pits: Optional[int] = None,
+        rules: Optional[str] = None,
+        tt_mb: int = 256,
+        threads: Optional[int] = None,
+    ) -> None:
+        """A searcher for ``pits`` houses a side under ``rules`` (by default
+        the tables' game, else Kalah with 6 houses under ``std``)."""
+    def query(
+        self,
+        position: Union[Position, str],
+        *,
+        value_only: bool = False,
+        pv: bool = False,
+        time_limit: Optional[float] = None,
+    ) -> dict[str, Any]:
+        """As ``kalah.query``, on this searcher's tables and transposition table."""
+
 def query(
     position: Union[Position, str],
     *,

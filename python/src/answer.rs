@@ -3,17 +3,18 @@
 //! module, so the fields come in the documented order and with the same
 //! values as `kalah query --json` and `kalah solve --json`).
 
+use std::ops::Deref;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use kalah::service::answer::{round3, Detail, Outcome, SolvedGame};
 use kalah::service::position::{over_limit, query_solver, search_until, without_search, Stopped};
 use kalah::service::setup::{new_solver, StopBy};
 use kalah::service::Silent;
-use kalah_solver::search::SearchConfig;
+use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::table::Tables;
-use kalah_solver::{Probe, Side};
+use kalah_solver::{Game, Probe, Rules, Side};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -111,36 +112,68 @@ pub fn query<'py>(
     if let Some(t) = tables {
         t.check(&p)?;
     }
-    let limit = match time_limit {
-        None => None,
-        Some(s) if s > 0.0 && s <= 1e9 => Some(Duration::from_secs_f64(s)),
-        Some(s) => {
-            return Err(PyValueError::new_err(format!(
-                "time_limit={s}: more than 0 and at most 1e9 seconds"
-            )))
-        }
-    };
+    let limit = limit(time_limit)?;
     let config = config(tt_mb, threads)?;
-    let detail = Detail {
+    let tables: Option<Arc<Tables>> = tables.map(|t| Arc::clone(&t.tables));
+    let game = p.game();
+    answer(
+        py,
+        &p,
+        tables.as_deref(),
+        detail(value_only, pv),
+        limit,
+        || {
+            py.allow_threads(|| query_solver(game.clone(), config, tables.clone()))
+                .map(Box::new)
+                .map_err(errors::service)
+        },
+    )
+}
+
+/// A `time_limit` argument.
+fn limit(time_limit: Option<f64>) -> PyResult<Option<Duration>> {
+    match time_limit {
+        None => Ok(None),
+        Some(s) if s > 0.0 && s <= 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(PyValueError::new_err(format!(
+            "time_limit={s}: more than 0 and at most 1e9 seconds"
+        ))),
+    }
+}
+
+/// What a query's answer holds, as `kalah query` with `--value-only` and
+/// `--pv`.
+fn detail(value_only: bool, pv: bool) -> Detail {
+    Detail {
         moves: !value_only,
         pv: !value_only || pv,
-    };
+    }
+}
+
+/// The answer for `p` as a dict: the finished game's score or the tables'
+/// answer when either gives one, else a search by the solver `solver`
+/// gives (made only then), interruptible.
+fn answer<'py, S: Deref<Target = Solver>>(
+    py: Python<'py>,
+    p: &PyPosition,
+    tables: Option<&Tables>,
+    detail: Detail,
+    limit: Option<Duration>,
+    solver: impl FnOnce() -> PyResult<S>,
+) -> PyResult<Bound<'py, PyAny>> {
     let game = p.game();
-    let tables: Option<Arc<Tables>> = tables.map(|t| Arc::clone(&t.tables));
-    let slug = p.rules.slug();
     let known = py
-        .allow_threads(|| without_search(&game, tables.as_deref(), &p.position, detail))
+        .allow_threads(|| without_search(&game, tables, &p.position, detail))
         .map_err(errors::service)?;
     let answer = match known {
         Some(a) => a,
         None => {
-            let solver = py
-                .allow_threads(|| query_solver(game.clone(), config, tables.clone()))
-                .map_err(errors::service)?;
+            let solver = solver()?;
+            let solver: &Solver = &solver;
             let cancel = AtomicBool::new(false);
             let found = interruptible(py, &cancel, || {
                 search_until(
-                    &solver,
+                    solver,
                     &p.position,
                     detail,
                     limit,
@@ -156,7 +189,128 @@ pub fn query<'py>(
             })?
         }
     };
-    to_python(py, &answer.line(&slug, None))
+    to_python(py, &answer.line(&p.rules.slug(), None))
+}
+
+/// A search engine kept between queries: its transposition table keeps
+/// what earlier searches found, so the positions of one game (each a
+/// child of the one before) are answered far faster than by `kalah.query`,
+/// which starts afresh each time. One search at a time (a second caller
+/// waits).
+#[pyclass(name = "Searcher", module = "kalah", frozen)]
+pub struct PySearcher {
+    solver: Mutex<Solver>,
+    tables: Option<Arc<Tables>>,
+    game: Game,
+}
+
+impl PySearcher {
+    /// The solver, once no other caller searches with it (waiting without
+    /// the GIL). A search that panicked left nothing half written that
+    /// matters: an aborted search stores nothing.
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Solver> {
+        loop {
+            match self.solver.try_lock() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    py.allow_threads(|| std::thread::sleep(Duration::from_millis(5)))
+                }
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PySearcher {
+    /// A searcher for positions of `pits` houses a side under `rules`,
+    /// probing `tables` (a `kalah.Tables` of that game) when given, with
+    /// a transposition table of `tt_mb` MiB and `threads` search threads
+    /// (None: one a core).
+    #[new]
+    #[pyo3(signature = (tables = None, *, pits = None, rules = None, tt_mb = 256, threads = None))]
+    fn new(
+        py: Python<'_>,
+        tables: Option<&PyTables>,
+        pits: Option<usize>,
+        rules: Option<&str>,
+        tt_mb: usize,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let rules = match (rules, tables) {
+            (Some(slug), _) => errors::rules(slug)?,
+            (None, Some(t)) => t.tables.rules(),
+            (None, None) => Rules::STANDARD,
+        };
+        let pits = pits.or(tables.map(|t| t.tables.pits())).unwrap_or(6);
+        if !(1..=kalah_solver::rules::MAX_PITS).contains(&pits) {
+            return Err(PyValueError::new_err(format!(
+                "{pits} houses a side: 1 to {} are supported",
+                kalah_solver::rules::MAX_PITS
+            )));
+        }
+        let game = Game::new(pits, rules);
+        if let Some(t) = tables {
+            t.check(&PyPosition {
+                position: kalah_solver::GameSize::new(pits as u64, 1)
+                    .map(kalah_solver::GameSize::start)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+                rules,
+            })?;
+        }
+        let config = config(tt_mb, threads)?;
+        let tables: Option<Arc<Tables>> = tables.map(|t| Arc::clone(&t.tables));
+        let solver = py
+            .allow_threads(|| query_solver(game.clone(), config, tables.clone()))
+            .map_err(errors::service)?;
+        Ok(PySearcher {
+            solver: Mutex::new(solver),
+            tables,
+            game,
+        })
+    }
+
+    /// As `kalah.query`, on this searcher's tables and transposition table.
+    ///
+    /// Raises ValueError for a position of another board size or rules.
+    #[pyo3(signature = (position, *, value_only = false, pv = false, time_limit = None))]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        value_only: bool,
+        pv: bool,
+        time_limit: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let p = position_arg(position, None)?;
+        let p = if position.downcast::<PyPosition>().is_ok() {
+            p
+        } else {
+            PyPosition {
+                rules: self.game.rules(),
+                ..p
+            }
+        };
+        if p.position.pits() != self.game.pits() || p.rules != self.game.rules() {
+            return Err(PyValueError::new_err(format!(
+                "this searcher is for {} houses a side under rules '{}'; the position {} has {} houses under rules '{}'",
+                self.game.pits(),
+                self.game.rules().slug(),
+                p.position,
+                p.position.pits(),
+                p.rules.slug()
+            )));
+        }
+        let limit = limit(time_limit)?;
+        answer(
+            py,
+            &p,
+            self.tables.as_deref(),
+            detail(value_only, pv),
+            limit,
+            || Ok(self.lock(py)),
+        )
+    }
 }
 
 /// Solves Kalah(pits, seeds) from the start under `rules`: a dict with the

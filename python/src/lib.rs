@@ -29,6 +29,7 @@ use pyo3::prelude::*;
 fn _kalah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::PyPosition>()?;
     m.add_class::<tables::PyTables>()?;
+    m.add_class::<answer::PySearcher>()?;
     m.add_function(wrap_pyfunction!(answer::query, m)?)?;
     m.add_function(wrap_pyfunction!(answer::solve, m)?)?;
     m.add_function(wrap_pyfunction!(tables::build_tables, m)?)?;

@@ -136,3 +136,26 @@ def test_solve_matches_the_command_line(kalah_bin, table_dir):
     assert small["value"] == kalah.solve(6, 1)["value"]
     with pytest.raises(ValueError, match="seeds"):
         kalah.solve(6, 0)
+
+
+def test_searcher_keeps_its_table_and_gives_the_same_answers(table_dir):
+    """A Searcher answering the positions of a random game in turn (each a
+    child of the one before, so its table is reused) gives kalah.query's
+    answers; it refuses a position of another game."""
+    tables = kalah.Tables.open(table_dir, 6)
+    searcher = kalah.Searcher(tables, tt_mb=16, threads=1)
+    rng = random.Random("searcher")
+    p = kalah.Position("3 0 2 1 2 1 10 2 0 3 1 1 2 12 S")
+    searched = 0
+    while not p.is_over():
+        got = searcher.query(p)
+        want = kalah.query(p, tables=tables, tt_mb=16, threads=1)
+        assert (got["value"], got["moves"], got["best"], got["source"]) == (
+            want["value"], want["moves"], want["best"], want["source"]), p
+        assert searcher.query(str(p), value_only=True)["value"] == want["value"]
+        searched += got["source"] == "search"
+        p = p.play(rng.choice(p.moves()))
+    assert searched > 0
+    with pytest.raises(ValueError, match="this searcher is for 6 houses a side under rules 'std'"):
+        searcher.query(kalah.Position(str(p), rules="ec"))
+    assert kalah.Searcher(rules="ec").query("1 0 0 0 0 0 0 0 0 0 0 0 3 0 S")["value"] == -2
