@@ -167,11 +167,12 @@ pub fn build_memory_bytes(pits: usize, max_seeds: u32, near: usize) -> u128 {
         .fold(tables_bytes(pits, max_seeds), u128::saturating_add)
 }
 
-/// How many tiers below the one being built a build of `0..=max_seeds`
-/// keeps at one byte a board: `NEAR` (three), or fewer where its peak
-/// ([`build_memory_bytes`]) would pass three quarters of `memory` (the
-/// machine's, when known). Fewer tiers cost time (more children decoded),
-/// not correctness: the files are the same.
+/// How many tiers below tier `max_seeds` its build keeps at one byte a
+/// board: `NEAR` (three), or fewer where the peak ([`build_memory_bytes`])
+/// would pass three quarters of `memory` (the machine's, when known). A
+/// build asks for each tier in turn, so only its top tiers go with fewer.
+/// Fewer tiers cost time (more children decoded), not correctness: the
+/// files are the same.
 pub fn near_tiers(pits: usize, max_seeds: u32, memory: Option<u64>) -> usize {
     let Some(memory) = memory else {
         return NEAR;
@@ -198,18 +199,21 @@ pub fn build_tables(
     progress: &dyn Progress,
     stop: &AtomicBool,
 ) -> Result<BuildReport, TableError> {
-    let keep_near = near_tiers(config.pits, config.max_seeds, platform::physical_memory());
-    build_keeping(dir, config, progress, stop, keep_near)
+    let memory = platform::physical_memory();
+    let pits = config.pits;
+    build_keeping(dir, config, progress, stop, &|k| {
+        near_tiers(pits, k, memory)
+    })
 }
 
-/// [`build_tables`], keeping `keep_near` tiers below the one being built at
-/// one byte a board (the files are the same for any count).
+/// [`build_tables`], keeping `keep_near(k)` tiers below tier `k` at one
+/// byte a board while it is built (the files are the same for any count).
 fn build_keeping(
     dir: &Path,
     config: &BuildConfig,
     progress: &dyn Progress,
     stop: &AtomicBool,
-    keep_near: usize,
+    keep_near: &dyn Fn(u32) -> usize,
 ) -> Result<BuildReport, TableError> {
     let BuildConfig {
         pits,
@@ -308,7 +312,11 @@ fn build_keeping(
                 progress.tier_started(k, size);
                 // The tiers below that were kept: decoded once to one
                 // byte a board.
-                while near.len() < (k as usize).min(keep_near) {
+                // As many near tiers as tier k's build has memory for
+                // (fewer, the higher the tier).
+                let keep = keep_near(k);
+                near.truncate(keep);
+                while near.len() < (k as usize).min(keep) {
                     let t = k as usize - 1 - near.len();
                     near.push(decode_tier(&pool, &lower[t])?);
                 }
@@ -349,7 +357,7 @@ fn build_keeping(
                 );
                 report.built_boards += size;
                 near.insert(0, values);
-                near.truncate(keep_near);
+                near.truncate(keep_near(k + 1));
                 table
             }
         };
@@ -454,16 +462,23 @@ mod tests {
                 max_seeds: 14,
                 threads: 2,
             };
-            let dirs: Vec<PathBuf> = [0, 1, NEAR]
+            // Always none, always one, always NEAR, and a count that
+            // changes from tier to tier (tiers decoded again after a tier
+            // built with none).
+            let keeps: [&dyn Fn(u32) -> usize; 4] = [&|_| 0, &|_| 1, &|_| NEAR, &|k| {
+                (k as usize * 7) % (NEAR + 1)
+            }];
+            let dirs: Vec<PathBuf> = keeps
                 .iter()
-                .map(|&near| {
+                .enumerate()
+                .map(|(i, keep)| {
                     let dir = std::env::temp_dir().join(format!(
-                        "kalah-near-{near}-{}-{}",
+                        "kalah-near-{i}-{}-{}",
                         rules.slug(),
                         std::process::id()
                     ));
                     let _ = fs::remove_dir_all(&dir);
-                    build_keeping(&dir, &config, &(), &AtomicBool::new(false), near).unwrap();
+                    build_keeping(&dir, &config, &(), &AtomicBool::new(false), *keep).unwrap();
                     dir
                 })
                 .collect();
