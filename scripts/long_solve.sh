@@ -25,22 +25,23 @@
 # nodes, units) with the stretches' CPU-hours, wall hours, count, table
 # depth and peak memory.
 #
-# Settings (environment): PITS (6), SEEDS (6), TABLE_SEEDS (30), TT_MB
+# Settings (environment): PITS (6), SEEDS (6), TABLE_SEEDS (32), TT_MB
 # (8192), THREADS (2), BUDGET (unit budget, 20000000 nodes), FRONTIER (8),
-# NICE (10), KALAH_TABLES (the tables' directory; default tables/).
+# NICE (10), KALAH_TABLES (the tables' directory; default ../tables, beside
+# the checkout, so that a fresh clone in the same place finds them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cmd=${1:-status}
 rules=${2:-ec}
-pits=${PITS:-6} seeds=${SEEDS:-6} k=${TABLE_SEEDS:-30}
+pits=${PITS:-6} seeds=${SEEDS:-6} k=${TABLE_SEEDS:-32}
 case $rules in
 ec) flag=(--empty-capture) ;;
 std) flag=() ;;
 *) echo "long_solve.sh: rules '$rules': ec or std" >&2; exit 2 ;;
 esac
 work=results/runs/$pits-$seeds-$rules
-tables=${KALAH_TABLES:-tables}
+tables=${KALAH_TABLES:-$(cd .. && pwd)/tables}
 bin=target/release
 
 stretch_pid() {
