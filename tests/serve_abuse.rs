@@ -173,11 +173,31 @@ fn probe(addr: SocketAddr) -> (Option<u16>, Duration) {
     (status.ok(), t.elapsed())
 }
 
+/// The sockets this process may open besides its other files: the soft
+/// limit on open files (from /proc/self/limits, Linux) less a margin; an
+/// attack is scaled down to it (a machine at the common 1,024 default
+/// runs 768 sockets, and says so) rather than failing on its own probes.
+fn socket_budget() -> usize {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    let soft = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(1024);
+    soft.saturating_sub(256).max(64)
+}
+
 /// Runs `abuse` with `sockets` sockets from `from` for `attack`, probing
 /// every 250 ms from 127.0.0.1 once the abuser's sockets are open; every
 /// probe must be answered 200 within 1 s.
 fn attack(name: &str, sockets: usize, from: &str, abuse: Abuse, attack: Duration) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let budget = socket_budget();
+    if sockets > budget {
+        eprintln!("{name}: {sockets} sockets scaled to {budget} (the limit on open files)");
+    }
+    let sockets = sockets.min(budget);
     let dir = tables(name, 2, 4, &[Rules::STANDARD]);
     let server = Server::start(&dir, &[]);
     let addr: SocketAddr = server.addr.parse().expect("server address");
