@@ -4,7 +4,7 @@
 //! gave away; moves that gave something away are marked as mistakes, and
 //! each side's mistakes are summed at the end.
 //!
-//! The answers are `kalah play`'s: from the endgame tables inside them
+//! The answers are `kalah play`'s ([`Oracle`]): from the endgame tables inside them
 //! (built first when missing, as `play` and `solve` build them), by search
 //! with table probes outside them; the review itself is the service's
 //! ([`crate::service::review`]).
@@ -12,16 +12,13 @@
 use std::time::Instant;
 
 use clap::Args;
-use kalah_solver::search::Solver;
-use kalah_solver::table::Tables;
-use kalah_solver::{Game, Line, Numbering, Position, Rules, Side};
+use kalah_solver::{Game, Line, Numbering, Rules, Side};
 
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
 use super::core_cmds::json_line;
-use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
-use super::progress::with_search_progress;
+use super::engine::{SearchArgs, TableArgs};
+use super::play::Oracle;
 use crate::outln;
-use crate::service::position::{answer_position, by_search};
 use crate::service::review::{review, Review, ReviewError};
 use crate::service::{Answer, Error};
 
@@ -59,29 +56,6 @@ pub struct AnalyzeArgs {
     pub json: bool,
 }
 
-/// Perfect-play answers for the review: the tables inside their range,
-/// one solver's search outside it (its transposition table kept from one
-/// position of the game to the next).
-struct Oracle {
-    game: Game,
-    tables: Option<std::sync::Arc<Tables>>,
-    solver: Solver,
-}
-
-impl Oracle {
-    fn answer(&self, pos: &Position) -> Result<Answer, Error> {
-        with_search_progress(
-            "valuing every move",
-            || self.solver.stats().nodes,
-            || {
-                answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
-                    by_search(&self.solver, p)
-                })
-            },
-        )
-    }
-}
-
 /// `kalah analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     let start = match &args.from {
@@ -101,20 +75,11 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     line.replay(&game, start)
         .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
     let started = Instant::now();
-    let tables = prepare_tables(&args.tables, start.pits(), rules, start.total_seeds(), true)?;
-    let solver = make_solver_for(
-        game.clone(),
-        start.total_seeds(),
-        true,
-        &args.search,
-        tables.clone(),
-    )?;
-    let oracle = Oracle {
-        game: game.clone(),
-        tables,
-        solver,
-    };
-    let reviewed = review(&game, start, &line, |p| oracle.answer(p)).map_err(|e| match e {
+    let oracle = Oracle::new(&game, &start, &args.tables, &args.search)?;
+    let reviewed = review(&game, start, &line, |p| {
+        oracle.answer(p).map_err(Error::from)
+    })
+    .map_err(|e| match e {
         ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line)),
         ReviewError::Answer(e) => CliError::from(e),
     })?;

@@ -53,17 +53,41 @@ pub struct PlayArgs {
     pub search: SearchArgs,
 }
 
-/// Perfect-play answers: tables inside their range, search outside.
-struct Oracle {
+/// Perfect-play answers: tables inside their range, search outside (one
+/// solver for the whole game, its transposition table kept from one
+/// position to the next). `play` and `analyze` answer through it.
+pub(super) struct Oracle {
     game: Game,
-    tables: Option<std::sync::Arc<kalah_solver::table::Tables>>,
+    pub(super) tables: Option<std::sync::Arc<kalah_solver::table::Tables>>,
     solver: Solver,
 }
 
 impl Oracle {
+    /// The oracle for the positions of `game` from `start`: the tables the
+    /// flags ask for (missing tiers built first, with progress) and a
+    /// solver sized as for every first turn of `start`.
+    ///
+    /// # Errors
+    /// Tables that cannot be opened or built, a solver that cannot start.
+    pub(super) fn new(
+        game: &Game,
+        start: &Position,
+        tables: &TableArgs,
+        search: &SearchArgs,
+    ) -> Result<Oracle, CliError> {
+        let total = start.total_seeds();
+        let tables = prepare_tables(tables, start.pits(), game.rules(), total, true)?;
+        let solver = make_solver_for(game.clone(), total, true, search, tables.clone())?;
+        Ok(Oracle {
+            game: game.clone(),
+            tables,
+            solver,
+        })
+    }
+
     /// The value of `pos` and of each of its moves, with a progress line on
     /// stderr (on a terminal) while a search takes long.
-    fn answer(&self, pos: &Position) -> Result<Answer, CliError> {
+    pub(super) fn answer(&self, pos: &Position) -> Result<Answer, CliError> {
         with_search_progress(
             "valuing every move",
             || self.solver.stats().nodes,
@@ -186,21 +210,8 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
          your last move, q to quit, ? for help."
     )?;
     output::flush()?;
-    let tables = prepare_tables(&args.tables, pits, rules, start.total_seeds(), true)?;
-    // The oracle values every legal move of each position: sized as for
-    // every first turn.
-    let solver = make_solver_for(
-        game.clone(),
-        start.total_seeds(),
-        true,
-        &args.search,
-        tables.clone(),
-    )?;
-    let oracle = Oracle {
-        game: game.clone(),
-        tables,
-        solver,
-    };
+    // The oracle values every legal move of each position.
+    let oracle = Oracle::new(&game, &start, &args.tables, &args.search)?;
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut pos = start;
