@@ -159,3 +159,35 @@ def test_searcher_keeps_its_table_and_gives_the_same_answers(table_dir):
     with pytest.raises(ValueError, match="this searcher is for 6 houses a side under rules 'std'"):
         searcher.query(kalah.Position(str(p), rules="ec"))
     assert kalah.Searcher(rules="ec").query("1 0 0 0 0 0 0 0 0 0 0 0 3 0 S")["value"] == -2
+
+
+def test_time_limit_and_the_gil():
+    """A search over its time limit raises TimeoutError with the command
+    line's message, soon after the limit; while it runs (in a thread), the
+    interpreter runs other Python code: the GIL is released."""
+    import threading
+    import time
+
+    outcome = {}
+
+    def search():
+        started = time.monotonic()
+        try:
+            kalah.query(kalah.Position.start(6, 5), time_limit=1.0, tt_mb=64, threads=1)
+        except TimeoutError as e:
+            outcome["error"] = str(e)
+        outcome["seconds"] = time.monotonic() - started
+
+    worker = threading.Thread(target=search)
+    worker.start()
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+        time.sleep(0.001)
+    assert "no answer within the time limit (--time-limit 1 s)" in outcome["error"]
+    assert 1.0 <= outcome["seconds"] < 2.0, outcome
+    # Sleeping 1 ms at a time for a second: hundreds of turns, where a
+    # search holding the GIL would have allowed none until it ended.
+    assert spins > 200, spins
+    with pytest.raises(ValueError, match="time_limit=0"):
+        kalah.query("4 4 4 4 4 4 0 4 4 4 4 4 4 0 S", time_limit=0)
