@@ -417,8 +417,11 @@ fn failure(e: impl std::fmt::Display) -> CliError {
 }
 
 fn start_of(g: &GameSpec) -> Result<Position, CliError> {
-    Position::start(g.pits, g.seeds)
-        .map_err(|e| CliError::Input(format!("--pits {} --seeds {}: {e}", g.pits, g.seeds)))
+    // The solver's one check of a game's size: the message `kalah` and
+    // the HTTP API give for the same counts.
+    kalah_solver::GameSize::new(g.pits as u64, g.seeds as u64)
+        .map(kalah_solver::GameSize::start)
+        .map_err(|e| CliError::Input(e.to_string()))
 }
 
 fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>, CliError> {
