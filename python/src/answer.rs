@@ -1,7 +1,8 @@
-//! `kalah.query` and `kalah.solve`: the service layer's answers as Python
-//! dicts with docs/json.md's fields (serde's JSON, read by Python's `json`
-//! module, so the fields come in the documented order and with the same
-//! values as `kalah query --json` and `kalah solve --json`).
+//! `kalah.query`, `kalah.Searcher` and `kalah.solve`: the service layer's
+//! answers as Python dicts with docs/json.md's fields (serde's JSON, read
+//! by Python's `json` module, so the fields come in the documented order
+//! and with the same values as `kalah query --json` and `kalah solve
+//! --json`).
 
 use std::ops::Deref;
 use std::sync::atomic::AtomicBool;
