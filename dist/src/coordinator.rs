@@ -232,6 +232,10 @@ pub struct UnitCounts {
     pub preempted_nodes: u64,
     /// Units answered by this run (the others came from the work directory).
     pub units_this_run: u64,
+    /// Every node this run's workers searched (answered, split and
+    /// stopped units): the work of this run, where the other counts take
+    /// in the records of the runs it resumed.
+    pub nodes_this_run: u64,
     /// Of this run's answered units, those handed out as speculation (the
     /// search did not need them yet when they were issued), and their
     /// nodes.
@@ -456,12 +460,14 @@ pub fn coordinate(
                 }
                 while flight.iter().any(Option::is_some) {
                     let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
+                    run_nodes += reply.nodes;
                     take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
                 }
                 engine.finish()?;
                 done.solved = solved;
                 done.root = plan.root;
                 done.seconds = engine.now() - started;
+                done.counts.nodes_this_run = run_nodes;
                 done.chain = chain(&answers, last_answer);
                 done.coordinator_seconds = engine.charged;
                 return Ok(done);

@@ -60,8 +60,10 @@ pub fn json(
 ) -> SolvedJson {
     let line = kalah_solver::query::pv_line(&done.solved.pv);
     let nodes = done.counts.total_nodes();
+    // This run's work over this run's time: a resumed run's records were
+    // searched in other runs' time.
     let rate = if done.seconds > 0.0 {
-        nodes as f64 / done.seconds
+        done.counts.nodes_this_run as f64 / done.seconds
     } else {
         0.0
     };

@@ -15,26 +15,25 @@ use kalah_solver::{Game, Line, Numbering, Position, Rules, Solver};
 const KILLS: usize = 20;
 
 fn solve_command(work: &Path) -> Command {
+    game_command(work, 5, 4)
+}
+
+fn game_command(work: &Path, pits: usize, seeds: usize) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kalah-dist"));
-    c.args([
-        "solve",
-        "--pits",
-        "5",
-        "--seeds",
-        "4",
-        "--no-tables",
-        "--local",
-    ])
-    .args([
-        "--unit-budget",
-        "20000",
-        "--progress",
-        "0",
-        "--json",
-        "--work",
-    ])
-    .arg(work)
-    .stdin(Stdio::null());
+    c.args(["solve", "--no-tables", "--local", "--pits"])
+        .arg(pits.to_string())
+        .arg("--seeds")
+        .arg(seeds.to_string())
+        .args([
+            "--unit-budget",
+            "20000",
+            "--progress",
+            "0",
+            "--json",
+            "--work",
+        ])
+        .arg(work)
+        .stdin(Stdio::null());
     c
 }
 
@@ -130,4 +129,59 @@ fn killed_at_random_moments_it_resumes_to_the_value() {
         "{KILLS} kills over {stretches} stretches; {recorded} units recorded before the last, which searched {this_run}: value {value:+}"
     );
     std::fs::remove_dir_all(&work).unwrap();
+}
+
+/// Two runs on one work directory, 20 trials: the second is refused at
+/// once, exit 1, naming the directory as busy (or, with `--wait`, waits
+/// and then finds every unit recorded); the first is never disturbed: it
+/// ends at the value and leaves no record that is refused. A resumed run
+/// that searched nothing reports no node rate of others' work.
+#[test]
+fn a_second_run_on_a_busy_directory_is_refused_or_waits() {
+    let mut rng = SplitMix64::new(54);
+    for trial in 0..20 {
+        let work =
+            std::env::temp_dir().join(format!("kalah-dist-busy-{}-{trial}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        // Kalah(4,4): a run of a second or two, which the second starts
+        // beside.
+        let first = game_command(&work, 4, 4)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Until the first has taken the lock (its work directory exists).
+        while !work.join("run.json").exists() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(rng.next_u64() % 300));
+        let wait = trial % 4 == 3;
+        let mut second = game_command(&work, 4, 4);
+        if wait {
+            second.arg("--wait");
+        }
+        let second = second.output().unwrap();
+        let first = first.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&first.stderr);
+        assert!(
+            first.status.success(),
+            "trial {trial}: the first run: {stderr}"
+        );
+        assert!(!stderr.contains("refused"), "trial {trial}: {stderr}");
+        let said = String::from_utf8_lossy(&second.stderr);
+        if wait {
+            assert!(second.status.success(), "trial {trial}: {said}");
+            let j: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+            assert_eq!(j["units_this_run"], 0, "trial {trial}: {j}");
+            assert_eq!(j["nodes_per_second"], 0, "trial {trial}: {j}");
+            assert!(!said.contains("refused"), "trial {trial}: {said}");
+        } else {
+            assert_eq!(second.status.code(), Some(1), "trial {trial}: {said}");
+            assert!(
+                said.contains("busy") && said.contains(&work.display().to_string()),
+                "trial {trial}: {said}"
+            );
+        }
+        std::fs::remove_dir_all(&work).unwrap();
+    }
 }
