@@ -356,14 +356,7 @@ fn the_matcher_itself() {
 /// README rounds them.
 #[test]
 fn cost_model_tables_come_from_the_kept_rows() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("bash")
-        .args(["scripts/cost_model.sh", "fit", "docs/data/cost-rows.tsv"])
-        .current_dir(root)
-        .output()
-        .expect("bash runs");
-    let fit = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "cost_model.sh fit failed:\n{fit}");
+    let fit = cost_model_fit();
     // Per rule set: e^b, then (K, nodes, CPU-hours) for each prediction.
     let section = |rules: &str| {
         // The rule set's line and the indented lines under it.
@@ -422,5 +415,45 @@ fn cost_model_tables_come_from_the_kept_rows() {
                 .any(|l| l.starts_with(&format!("| {k} |")) && l.ends_with(&tail)),
             "README's prediction for {k} seeds should end `{tail}`"
         );
+    }
+}
+
+/// What `scripts/cost_model.sh fit docs/data/cost-rows.tsv` prints.
+fn cost_model_fit() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("bash")
+        .args(["scripts/cost_model.sh", "fit", "docs/data/cost-rows.tsv"])
+        .current_dir(root)
+        .output()
+        .expect("bash runs");
+    let fit = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "cost_model.sh fit failed:\n{fit}");
+    fit
+}
+
+/// The cost model the program uses (`kalah::service::cost`, for the
+/// progress estimate of a long solve) is the same fit, coefficient for
+/// coefficient.
+#[test]
+fn the_programs_cost_model_is_the_scripts() {
+    let text = cost_model_fit();
+    for (slug, rules) in [
+        ("ec", kalah::Rules::EMPTY_CAPTURE),
+        ("std", kalah::Rules::STANDARD),
+    ] {
+        // "ec: 15 whole games from the start; ln(nodes) = -1.612 + 0.3798 (N-K) + 0.1466 N"
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{slug}: ")))
+            .unwrap_or_else(|| panic!("no {slug} fit in:\n{text}"));
+        let eq = line.split_once("ln(nodes) = ").expect("the equation").1;
+        let numbers: Vec<f64> = eq
+            .replace("(N-K)", "")
+            .replace(" N", "")
+            .split(" + ")
+            .map(|w| w.trim().parse().expect("a coefficient"))
+            .collect();
+        let fit = kalah::service::cost::fit(6, rules).expect("a fit for 6 houses");
+        assert_eq!(numbers, vec![fit.a, fit.b, fit.c], "{slug}: {line}");
     }
 }
