@@ -350,7 +350,7 @@ fn the_matcher_itself() {
     );
 }
 
-/// The cost model in "Toward Kalah(6,6)" is what `scripts/cost_model.sh
+/// The cost model in docs/speed.md ("Toward Kalah(6,6)") is what `scripts/cost_model.sh
 /// fit` computes from the measured rows kept in `docs/data/cost-rows.tsv`:
 /// the nodes per seed of table depth and the Kalah(6,6) predictions, as
 /// README rounds them.
@@ -389,7 +389,8 @@ fn cost_model_tables_come_from_the_kept_rows() {
         (per_seed, predictions)
     };
     let (ec, std) = (section("ec"), section("std"));
-    let text = readme();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/speed.md"))
+        .expect("docs/speed.md is readable");
     let row = format!(
         "| nodes per seed of table depth removed (e^b) | x{:.2} | x{:.2} |",
         ec.0, std.0
