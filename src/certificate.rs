@@ -301,7 +301,7 @@ impl FactTable {
     /// earlier fact of the same board (both units named).
     pub fn add(&mut self, f: &Fact) -> Result<(), String> {
         let s = f.board.seeds() as i32;
-        let hex = format!("{:032x}", f.board.packed());
+        let hex = packed_hex::text(f.board);
         if f.lower.is_some_and(|l| l > s) || f.upper.is_some_and(|u| u < -s) {
             return Err(format!(
                 "unit {}: bounds {:?}..{:?} on board {hex} of {s} seeds",
@@ -616,20 +616,34 @@ impl<'a, E: FnMut(Board, u32) -> bool> Prover<'a, E> {
     }
 }
 
-/// [`Fact::board`] as 32 hex digits.
-mod packed_hex {
+/// A board as certificates and a long solve's records write it: its packed
+/// bits in 32 hex digits; with `#[serde(with = ...)]`, a [`Board`] field
+/// in that form.
+pub mod packed_hex {
     use kalah_solver::Board;
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
+    /// `board` in 32 hex digits.
+    pub fn text(board: Board) -> String {
+        format!("{:032x}", board.packed())
+    }
+
+    /// The board [`text`] wrote.
+    ///
+    /// # Errors
+    /// Text that is not a hex number of at most 32 digits, named.
+    pub fn parse(text: &str) -> Result<Board, String> {
+        u128::from_str_radix(text, 16)
+            .map(Board::from_packed)
+            .map_err(|e| format!("board {text:?}: {e}"))
+    }
+
     pub fn serialize<S: Serializer>(board: &Board, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{:032x}", board.packed()))
+        s.serialize_str(&text(*board))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Board, D::Error> {
-        let text = String::deserialize(d)?;
-        u128::from_str_radix(&text, 16)
-            .map(Board::from_packed)
-            .map_err(|e| D::Error::custom(format!("board {text:?}: {e}")))
+        parse(&String::deserialize(d)?).map_err(D::Error::custom)
     }
 }
 

@@ -8,6 +8,7 @@
 //! coordinator stores it as a [`UnitRecord`], one JSON file a unit
 //! ([`crate::store`]).
 
+use kalah::certificate::packed_hex;
 use kalah_solver::Board;
 use serde::{Deserialize, Serialize};
 
@@ -106,28 +107,12 @@ pub fn check_known(known: &[Known]) -> Result<(), String> {
 
 /// A board as its records write it: its packed bits in 32 hex digits.
 fn board_text(board: Board) -> String {
-    format!("{:032x}", board.packed())
+    packed_hex::text(board)
 }
 
 /// A board read back from [`board_text`].
 fn board_from_text(text: &str) -> Result<Board, String> {
-    u128::from_str_radix(text, 16)
-        .map(Board::from_packed)
-        .map_err(|e| format!("board {text:?}: {e}"))
-}
-
-/// [`Known::board`] in records, as [`board_text`].
-mod packed_hex {
-    use kalah_solver::Board;
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(board: &Board, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::board_text(*board))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Board, D::Error> {
-        super::board_from_text(&String::deserialize(d)?).map_err(D::Error::custom)
-    }
+    packed_hex::parse(text)
 }
 
 /// Why the coordinator stopped a unit before its answer (a record of
