@@ -241,7 +241,8 @@ type Check =
 /// scratch directory by default).
 fn browse(window: &str, name: &str, check: Check) {
     let dir = tables(
-        &format!("browser-{}", window.replace(',', "x")),
+        // One directory per test: two tests may share a window size.
+        &format!("browser-{}", name.trim_end_matches(".png")),
         6,
         12,
         &[Rules::STANDARD],
