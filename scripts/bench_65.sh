@@ -3,7 +3,7 @@
 # depth: one `kalah solve` each under /usr/bin/time -v, then a table of the
 # value, nodes, search seconds, wall seconds, CPU seconds (user and
 # system) and peak resident memory
-# (the figures of docs/PERFORMANCE.md, "Search above the tables", and of
+# (the figures of lab/journal/search.md, "Search above the tables", and of
 # issue 14's goal: EC +12 in at most 60 s, STD +10 in at most 150 s, peak
 # at most 16 GiB).
 #

@@ -350,7 +350,7 @@ fn the_matcher_itself() {
     );
 }
 
-/// The cost model in docs/speed.md ("Toward Kalah(6,6)") is what `scripts/cost_model.sh
+/// The cost model in docs/performance.md ("Toward Kalah(6,6)") is what `scripts/cost_model.sh
 /// fit` computes from the measured rows kept in `docs/data/cost-rows.tsv`:
 /// the nodes per seed of table depth and the Kalah(6,6) predictions, as
 /// README rounds them.
@@ -389,8 +389,8 @@ fn cost_model_tables_come_from_the_kept_rows() {
         (per_seed, predictions)
     };
     let (ec, std) = (section("ec"), section("std"));
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/speed.md"))
-        .expect("docs/speed.md is readable");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md"))
+        .expect("docs/performance.md is readable");
     let row = format!(
         "| nodes per seed of table depth removed (e^b) | x{:.2} | x{:.2} |",
         ec.0, std.0
@@ -457,4 +457,12 @@ fn the_programs_cost_model_is_the_scripts() {
         let fit = kalah::service::cost::fit(6, rules).expect("a fit for 6 houses");
         assert_eq!(numbers, vec![fit.a, fit.b, fit.c], "{slug}: {line}");
     }
+}
+
+/// README is a user's guide read in ten minutes: measurements and the
+/// history of the work live in docs/performance.md and lab/journal/.
+#[test]
+fn readme_is_a_short_guide() {
+    let lines = readme().lines().count();
+    assert!(lines <= 360, "README.md has {lines} lines; keep it near 350");
 }

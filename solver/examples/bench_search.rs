@@ -15,7 +15,7 @@
 //! `mapped` probes the mapped files instead; either way every tier is
 //! loaded before the clock starts; `after=H.H.H` solves the position after
 //! those sowings (1-based houses, in turn order) from the start instead
-//! (the proxies of docs/PERFORMANCE.md, "Search above the tables").
+//! (the proxies of lab/journal/search.md, "Search above the tables").
 //! Prints one line: value, seconds, nodes, nodes/s, MTD(f) tests.
 
 use std::process::ExitCode;

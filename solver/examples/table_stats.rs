@@ -1,5 +1,5 @@
 //! What the values of table tiers would cost under candidate block codes:
-//! the measurement behind the compact format (docs/PERFORMANCE.md,
+//! the measurement behind the compact format (lab/journal/tables.md,
 //! "Compact tables").
 //!
 //! ```text

@@ -47,7 +47,7 @@ unsafe impl<T: ZeroedAtomic, const N: usize> ZeroedAtomic for [T; N] {}
 ///
 /// Fresh memory is zero pages, so an array costs nothing until touched. On
 /// Linux it asks for transparent huge pages: with 4 KiB pages, nearly every
-/// random access would also miss the TLB (see docs/PERFORMANCE.md). The
+/// random access would also miss the TLB (see lab/journal/tables.md). The
 /// request is a hint; without huge pages the array works the same.
 ///
 /// The first value starts on a page boundary, so a value whose size is a

@@ -40,7 +40,7 @@ pub type Builder<'a> = &'a dyn Fn(&Path, &BuildConfig) -> Result<(), Error>;
 /// A search of `every_turn` first turn exactly (`--all-moves`, `--pie`,
 /// `reproduce`) does several times the work and gets at least 256 MiB:
 /// with less, entries it needs are overwritten and it searches more nodes.
-/// The measurements are in docs/PERFORMANCE.md ("Transposition table size").
+/// The measurements are in lab/journal/search.md ("Transposition table size").
 pub fn default_tt_mb(total_seeds: u32, table_seeds: u32, every_turn: bool) -> usize {
     if short_search(total_seeds, table_seeds) && !every_turn {
         64
@@ -64,7 +64,7 @@ pub fn short_search(total_seeds: u32, table_seeds: u32) -> bool {
 /// into the build). For 6 houses that is 22 seeds (548 M boards): the
 /// build stays a fraction of a minute, so Kalah(6,4) from an empty
 /// directory is answered in well under a minute, and the larger tables
-/// halve the search against 20 seeds (docs/PERFORMANCE.md, "Default table
+/// halve the search against 20 seeds (lab/journal/tables.md, "Default table
 /// size"). Never more than the table format holds ([`MAX_TIER`]: a value
 /// is one signed byte, and a board of `k` seeds has a value of at most `k`):
 /// small boards reach it first (2 houses: 127 seeds are 350 k boards).
@@ -156,7 +156,7 @@ pub fn prepare_tables(
     }
     // Copies in huge-page memory make a probe cheaper than the mapped files,
     // but filling that much fresh memory costs more than a short search
-    // saves: only a long search earns it back (docs/PERFORMANCE.md,
+    // saves: only a long search earns it back (lab/journal/tables.md,
     // "Resident or mapped tables").
     let resident = !short_search(total_seeds, k);
     let open = || -> Result<Tables, kalah_solver::table::TableError> {

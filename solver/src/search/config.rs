@@ -51,7 +51,7 @@ pub struct SearchConfig {
     /// test's root when it is expected to, then every other level below,
     /// extra turns not counting): one child should cut it off,
     /// and the children searched beside that one are wasted (measurements:
-    /// docs/PERFORMANCE.md, "Search threads").
+    /// lab/journal/search.md, "Search threads").
     pub cut_width: u32,
     /// With [`SearchConfig::cut_width`] above 1, how many children a
     /// cut-node searches alone before it splits (an all-node: one). At a

@@ -9,7 +9,7 @@
 //! Captures are not tried before other store gains: under the
 //! empty-capture rule a "capture" of the lone sowing seed gains no more
 //! than passing the store, and trying it early misleads. The orders tried
-//! and their node counts are in docs/PERFORMANCE.md, "Move ordering".
+//! and their node counts are in lab/journal/search.md, "Move ordering".
 
 use crate::board::{Board, Game, Sown};
 use crate::rules::MAX_PITS;

@@ -6,7 +6,7 @@
 //!
 //! # Why this code
 //!
-//! Measured on the 6-house tables (docs/PERFORMANCE.md, "Compact tables"):
+//! Measured on the 6-house tables (lab/journal/tables.md, "Compact tables"):
 //!
 //! * Every value of tier `k` has the parity of `k` under the standard and
 //!   empty-capture rules (all `k` seeds end in a store, so the mover's

@@ -75,7 +75,7 @@ pub const UNKNOWN: i8 = i8::MIN;
 /// are read encoded): tier `k - 1` holds the children of moves that drop
 /// one seed in the store, tiers `k - 2` and `k - 3` those of most
 /// captures. Each tier more costs its size in memory and saves decoding
-/// (docs/PERFORMANCE.md, "Compact tables").
+/// (lab/journal/tables.md, "Compact tables").
 const NEAR: usize = 3;
 
 /// What to build.

@@ -16,7 +16,7 @@
 //! house of the mover's side is planned once ([`Plan`]) for all the
 //! opponent's sides it meets, and most children then cost one or two
 //! look-ups instead of a sowing and a full rank. (What each of these steps
-//! gained: docs/PERFORMANCE.md.)
+//! gained: lab/journal/tables.md.)
 
 use super::{Progress, TierValues, UNKNOWN};
 use crate::board::{Board, Game};
