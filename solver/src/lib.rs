@@ -15,7 +15,9 @@
 //! * [`sample`]: the deterministic random source of verification samples,
 //!   tests and benches.
 //! * [`platform`]: every unsafe call into the system or the processor
-//!   (anonymous and file maps, prefetch, `statvfs`, `poll`).
+//!   (anonymous and file maps, prefetch, `statvfs`, `poll`); its
+//!   `map_read_only` is an `unsafe fn` whose contract the table reader
+//!   keeps.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]

@@ -7,7 +7,9 @@
 //!   table).
 //! * [`read_only_copy`]: a file's bytes copied into such memory.
 //! * [`prefetch`]: a cache hint before a random read.
-//! * [`map_read_only`]: a file mapped into memory, with its contract.
+//! * [`map_read_only`]: a file mapped into memory; an `unsafe fn`, since
+//!   its soundness rests on what other writers do, which its caller must
+//!   vouch for (the table reader's one `unsafe` block outside this module).
 //! * [`free_disk_space`], [`stdin_ready`]: `statvfs` and `poll`;
 //!   [`physical_memory`] (no `unsafe`: `/proc/meminfo`).
 //!
@@ -170,22 +172,25 @@ pub fn prefetch<T>(value: &T, locality: Locality) {
 
 /// Maps `file` read-only, whole.
 ///
-/// # Contract
+/// # Safety
 /// The map shows the file's bytes for as long as it lives, so it stays
-/// sound only while nobody writes into the file or truncates it. A write
-/// changes the values under the reader; a truncation kills the process
-/// with SIGBUS when it touches a page past the new end (there is no error
-/// to return: the read is a plain memory access). Replace such a file by
-/// renaming a new one over it, which leaves every existing map on the old
-/// file; deleting it is safe for the same reason. Callers check the
-/// length they expect against the map's before trusting any byte.
+/// sound only while nobody writes into the file or truncates it: the
+/// caller must know that no process does so while the map (or anything
+/// borrowed from it) lives. A write changes the bytes under a `&[u8]`
+/// the compiler assumes immutable; a truncation kills the process with
+/// SIGBUS when it touches a page past the new end (there is no error to
+/// return: the read is a plain memory access). Replacing such a file by
+/// renaming a new one over it leaves every existing map on the old file,
+/// and deleting it is safe for the same reason; that is how this
+/// project's writers replace files. The caller also checks the length it
+/// expects against the map's before trusting any byte.
 ///
 /// # Errors
 /// If the file cannot be mapped.
-pub fn map_read_only(file: &File) -> io::Result<Mmap> {
-    // SAFETY: the bytes are only read through the map, and by this
-    // function's contract nobody writes into or truncates the file while
-    // the map lives.
+pub unsafe fn map_read_only(file: &File) -> io::Result<Mmap> {
+    // SAFETY: the bytes are only read through the map, and the caller
+    // guarantees (this function's safety contract) that nobody writes
+    // into or truncates the file while the map lives.
     unsafe { Mmap::map(file) }
 }
 

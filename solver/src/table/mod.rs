@@ -55,7 +55,7 @@
 //! # Ok::<(), kalah_solver::table::TableError>(())
 //! ```
 
-pub mod build;
+pub mod builder;
 pub mod compact;
 pub mod format;
 pub mod names;
@@ -66,7 +66,7 @@ pub mod verify;
 mod error;
 mod ranker;
 
-pub use build::{
+pub use builder::{
     build_memory_bytes, build_tables, lock_path, near_tiers, tables_bytes, try_lock_build,
     BuildConfig, BuildReport, Progress, TierStats,
 };

@@ -4,7 +4,7 @@
 //! temporary names, [`lock_path`]): the builder uses it to find a dead
 //! build's temporary files, `kalah tables` to list and clean a directory.
 
-use super::build::lock_path;
+use super::builder::lock_path;
 use super::format::file_name;
 use super::stamp;
 use crate::rules::{CaptureRule, EndRule, Rules};

@@ -254,7 +254,7 @@ impl<'a, const M: usize> TierSolver<'a, M> {
                 },
                 // One tier down: from `prev` at one byte a board, or
                 // decoded where no tier is kept so (a build short of
-                // memory, see `build::near_tiers`).
+                // memory, see `builder::near_tiers`).
                 Plan::Extra { part } => self.lower_kid(
                     down,
                     part + self.ranker.opp_part::<M>(seeds as u64 - 1, opp.lanes),
