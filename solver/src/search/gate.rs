@@ -2,7 +2,7 @@
 //! reaches the limit, then stands still until the limit is raised (or the
 //! gate is released), with its stack and its table entries as they were.
 //!
-//! For emulating many workers in one process (`kalah-dist simulate
+//! For emulating many workers in one process (`kalah-cluster simulate
 //! --emulate`): each emulated worker's search runs only as far as a
 //! simulated clock allows, so that a unit stopped part way has searched,
 //! and stored, what a real worker would have by then. The search looks at
