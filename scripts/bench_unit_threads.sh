@@ -50,7 +50,8 @@ fi
 work=${work:-target/cluster/unit-threads-$pits-$seeds-$rules-k$table_seeds}
 
 if [ -z "${BIN_DIR:-}" ]; then
-    cargo build --release --quiet -p kalah-cluster --example unit_threads
+    cargo build --release --quiet -p kalah-cluster
+    cargo build --release --quiet -p kalah-lab --example unit_threads
     BIN_DIR=target/release
     units=target/release/examples/unit_threads
 else

@@ -1,12 +1,13 @@
 //! The coordinator's loop: replay the top tree, hand the units it needs to
 //! idle workers, stop the ones it no longer needs, store each answer.
 //!
-//! The loop is the same for every engine ([`Engine`]): MPI ranks, or the
-//! simulated workers of [`crate::sim`].
+//! The loop is the same for every engine ([`Engine`]): MPI ranks, the
+//! coordinator's own process, or the simulated workers of the laboratory
+//! (`kalah-lab`), which also hear where the coordinator's own work ends
+//! ([`Watched`]).
 
 use std::time::Instant;
 
-use cpu_time::ThreadTime;
 use foldhash::{HashMap as Map, HashSet as Set};
 
 use serde::Serialize;
@@ -63,24 +64,80 @@ pub trait Engine {
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
     fn finish(&mut self) -> Result<(), String>;
-    /// The coordinator spent `seconds` on its own work (taking answers
-    /// in, a plan of the top tree, handing units out; not the time in
-    /// this engine's calls). A real engine's clock ran on meanwhile by
-    /// itself; a simulated one may pass them on its clock.
-    fn spend(&mut self, _seconds: f64) {}
     /// A reply already in, without waiting for one.
     fn ready(&mut self) -> Result<Option<Reply>, String> {
         Ok(None)
     }
-    /// Whether the engine wants [`Engine::needed`] told (a simulated one
-    /// may search the units the search needs faster than speculation).
-    fn tracks_need(&self) -> bool {
-        false
-    }
+}
+
+/// A stretch of the coordinator's own work, between its engine's calls
+/// ([`Watched::mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnWork {
+    /// Before a plan: which running units are hot.
+    Setup,
+    /// A plan of the top tree.
+    Plan,
+    /// Handing units out: what each unit of a new plan waits on, stopping
+    /// the units no longer needed, assigning units to idle workers,
+    /// preemption.
+    HandOut,
+    /// Taking answers in: storing each, taking in its facts.
+    Intake,
+}
+
+/// An engine that also hears where the coordinator's own work ends and
+/// which running units the search needs: the laboratory's (`kalah-lab`),
+/// whose simulated clock passes the coordinator's work on and whose
+/// what-ifs search the needed units faster. [`coordinate`] runs a plain
+/// [`Engine`] as one that ignores both.
+pub trait Watched: Engine {
+    /// A stretch of the coordinator's own work of kind `work` ends here;
+    /// it began at the last mark, or at the run's start (the time inside
+    /// this engine's calls meanwhile is not the coordinator's).
+    fn mark(&mut self, work: OwnWork);
     /// Unit `seq` on `worker` is one the search needs now (`needed`), or
-    /// speculation; told after every hand-out when
-    /// [`Engine::tracks_need`].
-    fn needed(&mut self, _worker: usize, _seq: u64, _needed: bool) {}
+    /// speculation; told of every running unit after each hand-out.
+    fn needed(&mut self, worker: usize, seq: u64, needed: bool);
+}
+
+/// A plain engine, deaf to the marks of [`Watched`].
+struct Unwatched<'e>(&'e mut dyn Engine);
+
+impl Engine for Unwatched<'_> {
+    fn workers(&self) -> usize {
+        self.0.workers()
+    }
+
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+        self.0.start(worker, issue)
+    }
+
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+        self.0.cancel(worker, seq)
+    }
+
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+        self.0.wait(until)
+    }
+
+    fn now(&self) -> f64 {
+        self.0.now()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        self.0.finish()
+    }
+
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        self.0.ready()
+    }
+}
+
+impl Watched for Unwatched<'_> {
+    fn mark(&mut self, _: OwnWork) {}
+
+    fn needed(&mut self, _: usize, _: u64, _: bool) {}
 }
 
 /// How the coordinator chooses, hands out and stops units: `solve`'s
@@ -177,20 +234,8 @@ pub struct Finished {
     /// workers finishes this schedule sooner than the sum of their
     /// running times; the rest of each link is a wait for a free worker.
     pub chain: Vec<Link>,
-    /// Times the coordinator planned the top tree, and the seconds its
-    /// thread spent on it (CPU time, see [`Timed`]).
+    /// Times the coordinator planned the top tree.
     pub plans: u64,
-    pub plan_seconds: f64,
-    /// Seconds of all of the coordinator's own work, its thread's CPU
-    /// time: taking answers in, plans, handing units out (not the
-    /// engine's calls: a simulated worker's search, an MPI send).
-    pub coordinator_seconds: f64,
-    /// Of those, the seconds taking answers in (storing each, taking in
-    /// its facts), and handing units out (what each unit of a new plan
-    /// waits on, stopping units no longer needed, assigning units to idle
-    /// workers, preemption); the rest are plans and their set-up.
-    pub intake_seconds: f64,
-    pub handout_seconds: f64,
 }
 
 /// One unit of the critical chain ([`Finished::chain`]). Times are engine
@@ -361,6 +406,23 @@ pub fn coordinate(
     sink: &mut dyn Sink,
     settings: Settings,
 ) -> Result<Finished, String> {
+    let mut engine = Unwatched(engine);
+    coordinate_watched(tree, identity, earlier, &mut engine, sink, settings)
+}
+
+/// [`coordinate`] over an engine that hears where the coordinator's own
+/// work ends and which running units the search needs ([`Watched`]).
+///
+/// # Errors
+/// As [`coordinate`].
+pub fn coordinate_watched(
+    tree: &TopTree<'_>,
+    identity: &RunIdentity,
+    earlier: &[UnitRecord],
+    engine: &mut dyn Watched,
+    sink: &mut dyn Sink,
+    settings: Settings,
+) -> Result<Finished, String> {
     let mut facts = Facts::default();
     let mut done = Finished {
         solved: Solved {
@@ -373,13 +435,7 @@ pub fn coordinate(
         timeline: Vec::new(),
         chain: Vec::new(),
         plans: 0,
-        plan_seconds: 0.0,
-        coordinator_seconds: 0.0,
-        intake_seconds: 0.0,
-        handout_seconds: 0.0,
     };
-    let mut timed = Timed::new(engine);
-    let engine = &mut timed;
     let mut steps = 0;
     let mut seq = 0;
     for r in earlier {
@@ -438,12 +494,10 @@ pub fn coordinate(
                     hot.insert(f.key);
                 }
             }
-            let planning = ThreadTime::now();
+            engine.mark(OwnWork::Setup);
             let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
-            let spent = planning.elapsed().as_secs_f64();
             done.plans += 1;
-            done.plan_seconds += spent;
-            engine.charge();
+            engine.mark(OwnWork::Plan);
             let now = engine.now() - started;
             let decided = root_steps(&plan.root);
             while steps < decided.len() {
@@ -469,7 +523,6 @@ pub fn coordinate(
                 done.seconds = engine.now() - started;
                 done.counts.nodes_this_run = run_nodes;
                 done.chain = chain(&answers, last_answer);
-                done.coordinator_seconds = engine.charged;
                 return Ok(done);
             }
             wanted.refill(&plan, last_answer, done.plans);
@@ -503,11 +556,9 @@ pub fn coordinate(
         if settings.policy.preempt {
             preempt(plan, &mut flight, engine)?;
         }
-        if engine.tracks_need() {
-            for (w, f) in flight.iter().enumerate() {
-                if let Some(f) = f.as_ref().filter(|f| f.stopped.is_none()) {
-                    engine.needed(w, f.seq, f.required);
-                }
+        for (w, f) in flight.iter().enumerate() {
+            if let Some(f) = f.as_ref().filter(|f| f.stopped.is_none()) {
+                engine.needed(w, f.seq, f.required);
             }
         }
         if flight.iter().all(Option::is_none) {
@@ -533,7 +584,7 @@ pub fn coordinate(
         // The next answer, then every other one already in: one plan
         // takes them all (a plan costs the coordinator milliseconds, in
         // which many workers answer).
-        done.handout_seconds += engine.charge();
+        engine.mark(OwnWork::HandOut);
         let mut next = engine.wait(until)?;
         let interrupted = kalah::interrupt::requested();
         if interrupted {
@@ -597,7 +648,7 @@ pub fn coordinate(
             }
             next = engine.ready()?;
         }
-        done.intake_seconds += engine.charge();
+        engine.mark(OwnWork::Intake);
         if interrupted {
             while flight.iter().any(Option::is_some) {
                 let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
@@ -734,93 +785,6 @@ fn hours(s: f64) -> String {
     } else {
         let m = (s / 60.0).round() as u64;
         format!("{}h{:02}m", m / 60, m % 60)
-    }
-}
-
-/// An engine whose calls are timed, so that the coordinator's own work
-/// (its thread's time outside them) can be passed to [`Engine::spend`]:
-/// a simulated clock counts what a real coordinator would make its
-/// workers wait, not what simulating the workers cost. Times are the
-/// coordinator thread's CPU time: a simulation's searching threads share
-/// this machine's cores with it, where a real coordinator has a core of
-/// its own.
-struct Timed<'e> {
-    inner: &'e mut dyn Engine,
-    /// This thread's time inside the engine's calls since the last charge.
-    inside: f64,
-    /// The last charge.
-    since: ThreadTime,
-    /// Seconds charged so far.
-    charged: f64,
-}
-
-impl<'e> Timed<'e> {
-    fn new(inner: &'e mut dyn Engine) -> Timed<'e> {
-        Timed {
-            inner,
-            inside: 0.0,
-            since: ThreadTime::now(),
-            charged: 0.0,
-        }
-    }
-
-    /// Passes the coordinator's own work since the last charge to the
-    /// engine ([`Engine::spend`]); its seconds.
-    fn charge(&mut self) -> f64 {
-        let own = (self.since.elapsed().as_secs_f64() - self.inside).max(0.0);
-        self.inner.spend(own);
-        self.inside = 0.0;
-        self.since = ThreadTime::now();
-        self.charged += own;
-        own
-    }
-
-    fn timed<T>(&mut self, call: impl FnOnce(&mut dyn Engine) -> T) -> T {
-        let at = ThreadTime::now();
-        let out = call(&mut *self.inner);
-        self.inside += at.elapsed().as_secs_f64();
-        out
-    }
-}
-
-impl Engine for Timed<'_> {
-    fn workers(&self) -> usize {
-        self.inner.workers()
-    }
-
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
-        self.timed(|e| e.start(worker, issue))
-    }
-
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
-        self.timed(|e| e.cancel(worker, seq))
-    }
-
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
-        self.timed(|e| e.wait(until))
-    }
-
-    fn now(&self) -> f64 {
-        self.inner.now()
-    }
-
-    fn finish(&mut self) -> Result<(), String> {
-        self.timed(|e| e.finish())
-    }
-
-    /// Only [`Timed::charge`] spends.
-    fn spend(&mut self, _seconds: f64) {}
-
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
-        self.timed(|e| e.ready())
-    }
-
-    fn tracks_need(&self) -> bool {
-        self.inner.tracks_need()
-    }
-
-    fn needed(&mut self, worker: usize, seq: u64, needed: bool) {
-        self.timed(|e| e.needed(worker, seq, needed));
     }
 }
 
@@ -1372,46 +1336,6 @@ mod tests {
         assert!(units.iter().all(|&i| !running.contains(&plan.needed[i])));
     }
 
-    /// An engine whose calls each burn `busy` of this thread's CPU time,
-    /// adding up what the coordinator spends.
-    struct Burning {
-        busy: std::time::Duration,
-        spent: f64,
-    }
-
-    fn burn(d: std::time::Duration) {
-        let at = ThreadTime::now();
-        while at.elapsed() < d {
-            std::hint::black_box(0);
-        }
-    }
-
-    impl Engine for Burning {
-        fn workers(&self) -> usize {
-            1
-        }
-        fn start(&mut self, _: usize, _: &Issue) -> Result<(), String> {
-            burn(self.busy);
-            Ok(())
-        }
-        fn cancel(&mut self, _: usize, _: u64) -> Result<(), String> {
-            Ok(())
-        }
-        fn wait(&mut self, _: Option<f64>) -> Result<Option<Reply>, String> {
-            burn(self.busy);
-            Ok(None)
-        }
-        fn now(&self) -> f64 {
-            0.0
-        }
-        fn finish(&mut self) -> Result<(), String> {
-            Ok(())
-        }
-        fn spend(&mut self, seconds: f64) {
-            self.spent += seconds;
-        }
-    }
-
     /// A test handed out below a hot unit turns hot sooner than others
     /// issued at the same time; a test of neither kind waits the whole
     /// fraction of its budget's time.
@@ -1470,42 +1394,6 @@ mod tests {
         assert_eq!(want(&wanted, a), Some((Some(5), None)));
         assert_eq!(wanted.units.len(), 2);
         assert_eq!(wanted.born, [3]);
-    }
-
-    /// The coordinator is charged its own thread's work between the
-    /// engine's calls, never the work inside them.
-    #[test]
-    fn the_coordinator_is_charged_its_own_work_not_the_engines() {
-        let ms = std::time::Duration::from_millis;
-        let mut engine = Burning {
-            busy: ms(40),
-            spent: 0.0,
-        };
-        let mut timed = Timed::new(&mut engine);
-        let issue = Issue {
-            key: UnitKey {
-                board: board(1),
-                beta: 0,
-            },
-            seq: 0,
-            budget: 0,
-            expect: true,
-        };
-        timed.start(0, &issue).unwrap();
-        timed.wait(None).unwrap();
-        let engine_only = timed.charge();
-        burn(ms(30));
-        timed.wait(None).unwrap();
-        let own = timed.charge();
-        assert!(
-            engine_only < 0.010,
-            "{engine_only} s charged for 80 ms in the engine"
-        );
-        assert!(
-            (0.030..0.040).contains(&own),
-            "{own} s charged for 30 ms of own work"
-        );
-        assert_eq!(engine.spent, engine_only + own);
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! ([`store`]): it resumes after being killed by replaying the top tree
 //! against the stored answers. The engine that carries units to workers is
 //! MPI (`mpi_engine`, the `mpi` feature), or the coordinator's own
-//! process ([`local`]); [`sim`] replays a recorded run on any number of
-//! simulated workers, [`fill`] completes the record for those schedules.
+//! process ([`local`]). The laboratory (`kalah-lab`, never shipped)
+//! replays recorded runs on simulated workers over the same coordinator
+//! ([`coordinator::coordinate_watched`]).
 //!
 //! * [`unit`](mod@unit): the unit, its verdict and its stored record.
 //! * [`store`]: the work directory, byte by byte.
@@ -17,28 +18,21 @@
 //! * [`coordinator`]: the loop over an engine; the [`coordinator::Engine`]
 //!   trait.
 //! * [`worker`]: a unit's search, its budget and its cancellation.
+//! * [`gate`]: the node limit a unit's search waits at (the solver's
+//!   node hook).
 //! * [`local`], `mpi_engine`: engines.
-//! * [`sim`]: the simulation.
-//! * [`emulate`]: a run on many simulated workers, every unit solved for
-//!   real on its worker's own table.
-//! * [`fill`]: the units a simulated schedule needs and the record lacks,
-//!   solved for real.
 //! * [`certify`]: the run's certificate from its records.
 //! * [`report`]: the answer as text or JSON.
-//! * [`sim_report`]: the simulation's answer as text or JSON.
 
 pub mod certify;
 pub mod coordinator;
-pub mod emulate;
 pub mod facts;
-pub mod fill;
+pub mod gate;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi_engine;
 pub mod plan;
 pub mod report;
-pub mod sim;
-pub mod sim_report;
 pub mod store;
 pub mod unit;
 pub mod worker;

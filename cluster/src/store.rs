@@ -19,7 +19,7 @@
 //!                       so a repository that carries a long run adds one
 //!                       small file at each stop
 //! partial.jsonl         one UnitRecord a line (`filled`, verdict `split`)
-//!                       for each unit `kalah-cluster simulate --fill` stopped
+//!                       for each unit `kalah-lab simulate --fill` stopped
 //!                       unanswered after `nodes` nodes (never read by a
 //!                       solve)
 //! ranks/<rank>.pid      the process id of each MPI rank of the latest run

@@ -202,7 +202,7 @@ pub struct UnitRecord {
     /// its answer came.
     pub issued_at: f64,
     pub answered_at: f64,
-    /// Solved by `kalah-cluster simulate --fill` (a fresh solver in the
+    /// Solved by `kalah-lab simulate --fill` (a fresh solver in the
     /// simulating process, for a schedule the recorded run never took),
     /// not by a worker of the run: `worker`, `seq`, `issued_after`, the
     /// times and `waited_on` are then 0 or `null`. Absent when false.

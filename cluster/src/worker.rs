@@ -11,11 +11,12 @@ use kalah::service::Error;
 use kalah_solver::search::ordering::Children;
 use kalah_solver::search::tt::{NO_LOWER, NO_UPPER};
 use kalah_solver::search::{
-    GateStop, Interrupted, NodeGate, Published, Publisher, SearchConfig, Solver, TranspositionTable,
+    Interrupted, NodeHook, Published, Publisher, SearchConfig, Solver, TranspositionTable,
 };
 use kalah_solver::table::Tables;
 use kalah_solver::{Board, Game};
 
+use crate::gate::{GateStop, NodeGate};
 use crate::unit::{Known, UnitKey, Verdict, EXACT, KNOWN_PLIES};
 
 /// A unit's answer as the worker saw it.
@@ -129,7 +130,7 @@ impl UnitSolver {
         let gate = Arc::new(NodeGate::new());
         gate.release();
         if threads == 1 {
-            solver.set_gate(Arc::clone(&gate));
+            solver.set_node_hook(Arc::clone(&gate) as Arc<dyn NodeHook>);
         }
         let stop = solver.stop_flag().expect("a solver's own flag");
         Ok(UnitSolver {

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use super::config::SearchConfig;
-use super::gate::NodeGate;
+use super::hook::NodeHook;
 use super::ordering::{Child, Children};
 use super::share::{Published, Publisher};
 use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
@@ -49,8 +49,8 @@ pub(crate) struct Shared<'a> {
     pub tt_min_seeds: u32,
     /// The user's interruption.
     pub stop: &'a AtomicBool,
-    /// A node limit to wait at, looked at with the stop flag.
-    pub gate: Option<&'a NodeGate>,
+    /// Called with the node count at each look at the stop flag.
+    pub hook: Option<&'a dyn NodeHook>,
     /// Nodes visited, all workers together: each adds its count at every
     /// look at the stop flags and when it ends, so that the count grows
     /// during a long test.
@@ -198,8 +198,8 @@ impl<'a, 's> Worker<'a, 's> {
         self.ticks += 1;
         if self.ticks & STOP_CHECK_MASK == 0 {
             let nodes = sh.nodes.fetch_add(STOP_CHECK_MASK + 1, Relaxed) + STOP_CHECK_MASK + 1;
-            if let Some(gate) = sh.gate {
-                gate.pass(nodes);
+            if let Some(hook) = sh.hook {
+                hook.reached(nodes);
             }
             if sh.stop.load(Relaxed) || self.split.is_some_and(SplitPoint::cancelled) {
                 self.aborted = true;

@@ -69,16 +69,18 @@ use std::time::Instant;
 
 use kalah::service::setup::{new_solver_on, StopBy};
 use kalah_solver::search::{
-    GateStop, Interrupted, NodeGate, Published, Publisher, SearchConfig, Solver, TranspositionTable,
+    Interrupted, NodeHook, Published, Publisher, SearchConfig, Solver, TranspositionTable,
 };
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
-use crate::coordinator::{coordinate, Discard, Engine, Issue, Policy, Reply, Settings, Sink};
-use crate::plan::{Solved, TopTree};
+use crate::meter::{coordinate_metered, LabEngine};
 use crate::sim::{Needs, SimResult};
-use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
-use crate::worker::{add_line, inside, known, search_unit, UnitSearch};
+use kalah_cluster::coordinator::{Discard, Engine, Issue, Policy, Reply, Settings, Sink};
+use kalah_cluster::gate::{GateStop, NodeGate};
+use kalah_cluster::plan::{Solved, TopTree};
+use kalah_cluster::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use kalah_cluster::worker::{add_line, inside, known, search_unit, UnitSearch};
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -127,7 +129,7 @@ pub struct EmuSettings {
 impl EmuSettings {
     /// Workers at `rate` nodes a second, `latency` seconds a dispatch,
     /// each with a table of its own of `tt_mb` MiB, and the unit budget
-    /// `budget` (0: none); the rest as `kalah-cluster simulate --emulate`
+    /// `budget` (0: none); the rest as `kalah-lab simulate --emulate`
     /// without its other flags: the coordinator's [`Policy::DEFAULT`],
     /// two threads here, no progress lines, no table entries handed
     /// between machines, the coordinator's work off the clock and both
@@ -202,10 +204,10 @@ struct Running {
     end: Option<f64>,
     verdict: Option<Verdict>,
     nodes: u64,
-    /// What its worker's table held afterwards ([`crate::worker::known`]),
+    /// What its worker's table held afterwards ([`kalah_cluster::worker::known`]),
     /// read when its search ended.
     known: Vec<Known>,
-    /// The child a stopped search was in ([`crate::worker::inside`]).
+    /// The child a stopped search was in ([`kalah_cluster::worker::inside`]).
     inside: Option<u8>,
     /// Since simulated time `mark.0`, when it had searched `mark.1`
     /// nodes, it searches at `speed` times the rate
@@ -474,7 +476,7 @@ impl Engine for EmuEngine<'_> {
             )
             .map_err(|e| format!("simulated worker {worker}: {e}"))?;
             let gate = Arc::new(NodeGate::new());
-            solver.set_gate(Arc::clone(&gate));
+            solver.set_node_hook(Arc::clone(&gate) as Arc<dyn NodeHook>);
             if self.settings.share_work > 0 {
                 let work = self.settings.share_work;
                 let p = self.publishers[host].get_or_insert_with(|| Arc::new(Publisher::new(work)));
@@ -514,22 +516,6 @@ impl Engine for EmuEngine<'_> {
             speed: 1.0,
         });
         Ok(())
-    }
-
-    fn tracks_need(&self) -> bool {
-        self.settings.needed_speed != 1.0
-    }
-
-    fn needed(&mut self, worker: usize, seq: u64, needed: bool) {
-        let speed = if needed {
-            self.settings.needed_speed
-        } else {
-            1.0
-        };
-        let (clock, rate) = (self.clock, self.settings.rate);
-        if let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) {
-            r.set_speed(clock, rate, speed);
-        }
     }
 
     fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
@@ -617,14 +603,28 @@ impl Engine for EmuEngine<'_> {
         Ok(())
     }
 
+    fn ready(&mut self) -> Result<Option<Reply>, String> {
+        self.wait(Some(self.clock))
+    }
+}
+
+impl LabEngine for EmuEngine<'_> {
     fn spend(&mut self, seconds: f64) {
         if self.settings.charge_plans {
             self.clock += seconds * self.settings.plan_cost;
         }
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
-        self.wait(Some(self.clock))
+    fn needed(&mut self, worker: usize, seq: u64, needed: bool) {
+        let speed = if needed {
+            self.settings.needed_speed
+        } else {
+            1.0
+        };
+        let (clock, rate) = (self.clock, self.settings.rate);
+        if let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) {
+            r.set_speed(clock, rate, speed);
+        }
     }
 }
 
@@ -686,10 +686,9 @@ pub fn emulate(
         Some(f) => f,
         None => &mut Discard,
     };
-    let done = coordinate(
+    let done = coordinate_metered(
         tree,
         identity,
-        &[],
         &mut engine,
         sink,
         Settings {
@@ -703,7 +702,7 @@ pub fn emulate(
     if let Some(f) = file {
         f.close()?;
     }
-    let solved = done.solved.clone();
+    let solved = done.0.solved.clone();
     let sim = SimResult::of(
         tree,
         workers,

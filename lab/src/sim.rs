@@ -43,12 +43,14 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::coordinator::{
-    coordinate, Discard, Engine, Finished, Issue, Link, Policy, Reply, Settings, UnitCounts,
+use kalah_cluster::coordinator::{
+    Discard, Engine, Finished, Issue, Link, Policy, Reply, Settings, UnitCounts,
 };
-use crate::facts::Facts;
-use crate::plan::TopTree;
-use crate::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use kalah_cluster::facts::Facts;
+use kalah_cluster::plan::TopTree;
+use kalah_cluster::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+
+use crate::meter::{coordinate_metered, LabEngine, OwnSeconds};
 
 /// A simulated run.
 #[derive(Clone, Debug)]
@@ -81,7 +83,7 @@ pub struct SimResult {
     pub plan_seconds: f64,
     /// Seconds of all of the coordinator's own work here (its thread's
     /// CPU time), plans included
-    /// ([`crate::coordinator::Finished::coordinator_seconds`]), and of
+    /// ([`OwnSeconds::coordinator`]), and of
     /// those, taking answers in and handing units out.
     pub coordinator_seconds: f64,
     pub intake_seconds: f64,
@@ -99,17 +101,17 @@ impl SimResult {
     pub(crate) fn of(
         tree: &TopTree<'_>,
         workers: usize,
-        done: Finished,
+        (done, own): (Finished, OwnSeconds),
         (busy, longest): (f64, f64),
         guessed: Needs,
         filled_issues: u64,
     ) -> SimResult {
         SimResult {
             plans: done.plans,
-            plan_seconds: done.plan_seconds,
-            coordinator_seconds: done.coordinator_seconds,
-            intake_seconds: done.intake_seconds,
-            handout_seconds: done.handout_seconds,
+            plan_seconds: own.plan,
+            coordinator_seconds: own.coordinator,
+            intake_seconds: own.intake,
+            handout_seconds: own.handout,
             counts: done.counts,
             workers,
             ahead: tree.ahead,
@@ -131,7 +133,7 @@ impl SimResult {
     }
 }
 
-/// The critical chain of a simulated run ([`crate::coordinator::Finished::chain`]),
+/// The critical chain of a simulated run ([`kalah_cluster::coordinator::Finished::chain`]),
 /// summed: its seconds add up to the run's, up to the last plan.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Chain {
@@ -346,7 +348,7 @@ impl<'a> SimEngine<'a> {
                     self.unrecorded.add(*key, Need::Whole);
                     return Err(format!(
                         "the exact unit of board {} has no record, and the records do not imply its value",
-                        crate::unit::houses_text(key.board, self.pits)
+                        kalah_cluster::unit::houses_text(key.board, self.pits)
                     ));
                 }
             }
@@ -511,6 +513,10 @@ impl Engine for SimEngine<'_> {
     }
 }
 
+/// Passes the coordinator's own work on no clock: a replay's coordinator
+/// takes no simulated time ([`SimResult::plan_seconds`] says what it took).
+impl LabEngine for SimEngine<'_> {}
+
 /// How simulated units reach the workers.
 #[derive(Clone, Copy, Debug)]
 pub struct Dispatch {
@@ -645,10 +651,9 @@ pub fn simulate(
         unrecorded: Needs::default(),
         filled: 0,
     };
-    let done = coordinate(
+    let done = coordinate_metered(
         tree,
         identity,
-        &[],
         &mut engine,
         &mut Discard,
         Settings {

@@ -2,9 +2,9 @@
 //! warm workers paid: re-solves a sample of a work directory's recorded
 //! tests (answered, not split, not filled) on a solver whose table is
 //! emptied before each, and prints the two node sums and their ratio.
-//! `kalah-cluster simulate --fill` costs the units it solves this cold way, so
+//! `kalah-lab simulate --fill` costs the units it solves this cold way, so
 //! the ratio is the bias of filled costs against recorded ones, and the
-//! factor `kalah-cluster simulate --recorded-cost` puts on recorded units for
+//! factor `kalah-lab simulate --recorded-cost` puts on recorded units for
 //! schedules on many workers.
 //!
 //! With `warm`, the table is kept from one sampled test to the next, as a
@@ -13,7 +13,7 @@
 //! related units than the recorded run's.
 //!
 //! ```text
-//! cargo run --release -p kalah-cluster --example cold_cost -- WORK TABLES_DIR [EVERY [warm [OFFSET]]]
+//! cargo run --release -p kalah-lab --example cold_cost -- WORK TABLES_DIR [EVERY [warm [OFFSET]]]
 //! ```
 //! EVERY (default 20): one recorded test in EVERY, by issue order.
 

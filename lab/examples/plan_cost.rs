@@ -1,5 +1,5 @@
 //! What the coordinator's plans cost, replayed on a recorded run: reads
-//! the records `kalah-cluster simulate --records FILE` wrote (one JSON unit
+//! the records `kalah-lab simulate --records FILE` wrote (one JSON unit
 //! record a line), takes the answers in the order they came, in batches
 //! of the answers that came within `BATCH_MS` of each other (a
 //! coordinator's cycle takes all answers in before it plans), and plans
@@ -10,7 +10,7 @@
 //! units is left out.
 //!
 //! ```text
-//! cargo run --release -p kalah-cluster --example plan_cost -- WORK TABLES_DIR RECORDS [WORKERS [BATCH_MS]]
+//! cargo run --release -p kalah-lab --example plan_cost -- WORK TABLES_DIR RECORDS [WORKERS [BATCH_MS]]
 //! ```
 
 use std::hash::{Hash, Hasher};

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Replays a recorded distributed run (its work directory) on simulated
-# workers: the speedup curve, what bounds it (the critical chain of units
+# The laboratory's `kalah-lab simulate`: replays a recorded cluster run
+# (its work directory) on simulated workers: the speedup curve, what bounds it (the critical chain of units
 # that ran one after another, the longest unit, the idle fraction), and
 # predicted wall times.
 #
-#   scripts/cluster-sim.sh [--work DIR] [--workers 1,8,64,512,4096] [--fill]
+#   scripts/lab-sim.sh [--work DIR] [--workers 1,8,64,512,4096] [--fill]
 #                       [--emulate [--budget NODES] [--charge-plans]
 #                                  [--records FILE]]
 #                       [--fill-threads N] [--fill-cap UNITS] [--tt-mb MB]
@@ -49,5 +49,5 @@ while [ $# -gt 0 ]; do
         *) args+=("$1"); shift ;;
     esac
 done
-cargo build --release --quiet -p kalah-cluster
-exec target/release/kalah-cluster simulate --work "$work" "${args[@]}"
+cargo build --release --quiet -p kalah-lab
+exec target/release/kalah-lab simulate --work "$work" "${args[@]}"

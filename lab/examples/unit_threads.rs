@@ -1,7 +1,7 @@
 //! How fast one unit's test runs on several search threads: the speed a
 //! worker could give the units the search is waiting on by searching each
 //! of them on more than one core (the `--needed-speed` what-if of
-//! `kalah-cluster simulate --emulate` assumes it). Re-solves a sample of a
+//! `kalah-lab simulate --emulate` assumes it). Re-solves a sample of a
 //! work directory's recorded tests (answered, not split, not filled),
 //! each from an empty transposition table, on every count of THREADS.
 //! After one untimed pass over the sample (the tables' pages read in),
@@ -17,7 +17,7 @@
 //! speed.
 //!
 //! ```text
-//! cargo run --release -p kalah-cluster --example unit_threads -- WORK TABLES_DIR [EVERY [THREADS [ROUNDS [TT_MB]]]]
+//! cargo run --release -p kalah-lab --example unit_threads -- WORK TABLES_DIR [EVERY [THREADS [ROUNDS [TT_MB]]]]
 //! ```
 //! EVERY (default 20): one recorded test in EVERY, by issue order.
 //! THREADS (default `1,2`): thread counts, comma-separated. ROUNDS

@@ -2,15 +2,17 @@
 //! reaches the limit, then stands still until the limit is raised (or the
 //! gate is released), with its stack and its table entries as they were.
 //!
-//! For emulating many workers in one process (`kalah-cluster simulate
-//! --emulate`): each emulated worker's search runs only as far as a
-//! simulated clock allows, so that a unit stopped part way has searched,
-//! and stored, what a real worker would have by then. The search looks at
-//! the gate where it looks at its stop flag (every 1,024 nodes), so a
-//! search without a gate pays nothing and one with a gate stops within
-//! 1,024 nodes past the limit.
+//! A worker holds a unit's test at its node budget with one
+//! ([`crate::worker`]), so that a split comes at the same node count
+//! however fast the worker polls; the laboratory (`kalah-lab simulate
+//! --emulate`) runs each emulated worker's search only as far as a
+//! simulated clock allows. The gate is the solver's [`NodeHook`]: the
+//! search calls it where it looks at its stop flag (every 1,024 nodes), so
+//! one with a gate stops within 1,024 nodes past the limit.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
+
+use kalah_solver::search::NodeHook;
 
 /// Where a gated search stands (see [`NodeGate::run_to`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +70,7 @@ impl NodeGate {
 
     /// Called by the search at each look, with its node count: waits while
     /// the count is at or past the limit.
-    pub(crate) fn pass(&self, nodes: u64) {
+    fn pass(&self, nodes: u64) {
         let mut s = self.lock();
         if nodes < s.limit {
             return;
@@ -159,6 +161,12 @@ impl NodeGate {
         s.limit = u64::MAX;
         s.paused_at = None;
         self.changed.notify_all();
+    }
+}
+
+impl NodeHook for NodeGate {
+    fn reached(&self, nodes: u64) {
+        self.pass(nodes);
     }
 }
 

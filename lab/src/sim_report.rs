@@ -1,14 +1,14 @@
-//! The answer of `kalah-cluster simulate`: the speedup curve, what bounds it,
+//! The answer of `kalah-lab simulate`: the speedup curve, what bounds it,
 //! the fill that grounded it, as text or one JSON object (docs/json.md).
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::coordinator::{Policy, UnitCounts};
 use crate::fill::FillReport;
 use crate::sim::{Chain, Dispatch, SimResult};
-use crate::unit::UnitRecord;
+use kalah_cluster::coordinator::{Policy, UnitCounts};
+use kalah_cluster::unit::UnitRecord;
 
 /// One simulated worker count.
 #[derive(Serialize, Debug)]

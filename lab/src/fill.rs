@@ -24,12 +24,12 @@ use std::time::Instant;
 use kalah_solver::table::Tables;
 use kalah_solver::Game;
 
-use crate::plan::TopTree;
 use crate::sim::{simulate, Dispatch, Need, Needs, SimError, SimResult};
-use crate::store::WorkDir;
-use crate::unit::{RunIdentity, UnitKey, UnitRecord};
+use kalah_cluster::plan::TopTree;
+use kalah_cluster::store::WorkDir;
+use kalah_cluster::unit::{RunIdentity, UnitKey, UnitRecord};
 
-use crate::worker::UnitSolver;
+use kalah_cluster::worker::UnitSolver;
 
 /// The fewest nodes a partial measurement runs: below it, a unit's
 /// measurement costs less than the round that asks for more.

@@ -9,13 +9,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use kalah_cluster::coordinator::{coordinate, Policy, Settings};
-use kalah_cluster::fill::{fill, FillSettings, Simulation};
 use kalah_cluster::local::LocalEngine;
 use kalah_cluster::plan::{TopTree, CUT_EARLY};
-use kalah_cluster::sim::Dispatch;
 use kalah_cluster::store::{RunConfig, WorkDir};
 use kalah_cluster::unit::{RunIdentity, UnitRecord, Verdict, EXACT};
 use kalah_cluster::worker::UnitSolver;
+use kalah_lab::fill::{fill, FillSettings, Simulation};
+use kalah_lab::sim::Dispatch;
 use kalah_solver::search::SearchConfig;
 use kalah_solver::table::{build_tables, BuildConfig, Tables};
 use kalah_solver::{Game, Position, Probe, Rules, Solver};

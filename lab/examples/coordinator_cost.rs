@@ -1,5 +1,5 @@
 //! What the coordinator's own work costs on a schedule that does not
-//! depend on it: an emulated run (`kalah-cluster simulate --emulate`) with
+//! depend on it: an emulated run (`kalah-lab simulate --emulate`) with
 //! the coordinator's work off the clock, every simulated worker with a
 //! transposition table of its own, and no endgame tables
 //! ([`EmuSettings::new`]), so that the same build makes the same
@@ -12,7 +12,7 @@
 //! change moves it.
 //!
 //! ```text
-//! cargo run --release -p kalah-cluster --example coordinator_cost -- [PITS SEEDS RULES FRONTIER BUDGET WORKERS [ROUNDS]]
+//! cargo run --release -p kalah-lab --example coordinator_cost -- [PITS SEEDS RULES FRONTIER BUDGET WORKERS [ROUNDS]]
 //! ```
 //! Defaults: Kalah(5,4) `std`, frontier 6, budget 5,000 nodes, 512
 //! workers, 3 rounds; RULES is `std` or `ec` (empty capture). Each round
@@ -20,9 +20,9 @@
 
 use std::process::ExitCode;
 
-use kalah_cluster::emulate::{emulate, EmuSettings};
 use kalah_cluster::plan::TopTree;
 use kalah_cluster::unit::RunIdentity;
+use kalah_lab::emulate::{emulate, EmuSettings};
 use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules};
 
 mod arg;

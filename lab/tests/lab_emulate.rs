@@ -6,12 +6,13 @@
 //! were searched; more workers finish sooner.
 
 use kalah_cluster::coordinator::{coordinate, Discard, Policy, Settings};
-use kalah_cluster::emulate::{emulate, EmuSettings};
 use kalah_cluster::local::LocalEngine;
-use kalah_cluster::plan::TopTree;
+use kalah_cluster::plan::{TopTree, CUT_EARLY};
 use kalah_cluster::report::replay;
+use kalah_cluster::store::{Busy, RunConfig, WorkDir};
 use kalah_cluster::unit::RunIdentity;
 use kalah_cluster::worker::UnitSolver;
+use kalah_lab::emulate::{emulate, EmuSettings};
 use kalah_solver::search::SearchConfig;
 use kalah_solver::{CaptureRule, EndRule, Game, Position, Rules, Solver};
 
@@ -251,36 +252,54 @@ fn what_ifs_speed_needed_units_and_scale_the_coordinators_work() {
     assert_eq!(free.sim.counts.total_nodes(), off.sim.counts.total_nodes());
 }
 
-/// `kalah-cluster simulate --emulate` over a run's work directory: the JSON
+/// `kalah-lab simulate --emulate` over a run's work directory: the JSON
 /// names every worker count's value (the run's), speedup and emulation,
 /// with nothing guessed; the replay's options that mean nothing to an
 /// emulation are refused.
 #[test]
 fn simulate_emulate_reports_each_worker_count() {
-    let bin = env!("CARGO_BIN_EXE_kalah-cluster");
-    let work =
-        std::env::temp_dir().join(format!("kalah-cluster-emulate-cli-{}", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_kalah-lab");
+    let work = std::env::temp_dir().join(format!("kalah-lab-emulate-cli-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    let solve = std::process::Command::new(bin)
-        .args([
-            "solve",
-            "--pits",
-            "4",
-            "--seeds",
-            "3",
-            "--no-tables",
-            "--local",
-        ])
-        .args(["--unit-budget", "2000", "--json", "--work"])
-        .arg(&work)
-        .output()
-        .unwrap();
-    assert!(
-        solve.status.success(),
-        "{}",
-        String::from_utf8_lossy(&solve.stderr)
-    );
-    let solved: serde_json::Value = serde_json::from_slice(&solve.stdout).unwrap();
+    // The run, as `kalah-cluster solve --pits 4 --seeds 3 --no-tables
+    // --local --unit-budget 2000` records it: one worker, in this process,
+    // into the work directory.
+    let (pits, seeds, budget) = (4, 3, 2000);
+    let game = Game::new(pits, Rules::STANDARD);
+    let start = Position::start(pits, seeds).unwrap();
+    let identity = RunIdentity {
+        pits,
+        seeds,
+        rules: Rules::STANDARD.slug(),
+        table_seeds: 0,
+    };
+    let config = RunConfig {
+        format: kalah_cluster::store::FORMAT,
+        identity: identity.clone(),
+        frontier: 6,
+        budget,
+        cut_early: CUT_EARLY,
+    };
+    let mut dir = WorkDir::open(&work, &config, Busy::Refuse).unwrap();
+    let mut tree = TopTree::new(&game, None, config.frontier, start, 0);
+    tree.cut_early = CUT_EARLY;
+    let recorded = coordinate(
+        &tree,
+        &identity,
+        &[],
+        &mut LocalEngine::new(UnitSolver::new(game.clone(), None, 16).unwrap()),
+        &mut dir,
+        Settings {
+            budget,
+            policy: Policy::DEFAULT,
+            progress_every: 0.0,
+            progress_json: false,
+            model_nodes: None,
+        },
+    )
+    .unwrap();
+    drop(dir);
+    let solved = serde_json::json!({ "value": recorded.solved.value });
     let emulate = |extra: &[&str]| {
         std::process::Command::new(bin)
             .args([
