@@ -1,6 +1,6 @@
 //! The solver: MTD(f) over null-window tests, each run by one thread or by
 //! several splitting its nodes (young brothers wait, see
-//! [`SearchConfig::split_seeds`] and [`SearchConfig::cut_width`]).
+//! [`SearchConfig::split_seeds`]).
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
