@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use kalah::certificate::{Certificate, Fact, FactTable, Header, Prover, FORMAT};
 use kalah_solver::{Board, Game, Position, Probe};
 
+use crate::error::ClusterError;
 use crate::plan::{RootState, Solved};
 use crate::unit::{UnitRecord, Verdict};
 
@@ -33,7 +34,7 @@ pub fn certificate(
     records: &[UnitRecord],
     probe: Option<&dyn Probe>,
     claim: (&RootState, Option<&Solved>),
-) -> Result<Certificate, String> {
+) -> Result<Certificate, ClusterError> {
     let mut facts = FactTable::default();
     let mut split = HashSet::new();
     for r in records {
@@ -49,20 +50,24 @@ pub fn certificate(
             }
         };
         if lower.is_some() || upper.is_some() {
-            facts.add(&Fact {
-                board: key.board,
-                lower,
-                upper,
-                unit: unit.clone(),
-            })?;
+            facts
+                .add(&Fact {
+                    board: key.board,
+                    lower,
+                    upper,
+                    unit: unit.clone(),
+                })
+                .map_err(ClusterError::Proof)?;
         }
         for k in &r.known {
-            facts.add(&Fact {
-                board: k.board,
-                lower: k.lower,
-                upper: k.upper,
-                unit: format!("{unit} (known)"),
-            })?;
+            facts
+                .add(&Fact {
+                    board: k.board,
+                    lower: k.lower,
+                    upper: k.upper,
+                    unit: format!("{unit} (known)"),
+                })
+                .map_err(ClusterError::Proof)?;
         }
     }
     let oracle = |b: Board| {
@@ -78,10 +83,10 @@ pub fn certificate(
     let (lower, upper) = prover.tightest(root);
     let (state, solved) = claim;
     if state.lower > lower || state.upper < upper {
-        return Err(format!(
+        return Err(ClusterError::Proof(format!(
             "the coordinator's replay gives {} <= value <= {}, the records prove {lower} <= value <= {upper}: a fault in one of the two",
             state.lower, state.upper
-        ));
+        )));
     }
     let perfect_game = match solved {
         Some(s) if lower == upper && s.value == lower => s.pv.iter().map(|m| m.house).collect(),

@@ -22,10 +22,12 @@
 //!   node hook).
 //! * [`local`], `mpi_engine`: engines.
 //! * [`certify`]: the run's certificate from its records.
+//! * [`error`]: the one error of a run, [`ClusterError`].
 //! * [`report`]: the answer as text or JSON.
 
 pub mod certify;
 pub mod coordinator;
+pub mod error;
 pub mod facts;
 pub mod gate;
 pub mod local;
@@ -36,3 +38,5 @@ pub mod report;
 pub mod store;
 pub mod unit;
 pub mod worker;
+
+pub use error::ClusterError;

@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use crate::coordinator::{Engine, Issue, Reply};
+use crate::error::ClusterError;
 use crate::worker::UnitSolver;
 
 pub struct LocalEngine {
@@ -30,18 +31,21 @@ impl Engine for LocalEngine {
         1
     }
 
-    fn start(&mut self, _: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, _: usize, issue: &Issue) -> Result<(), ClusterError> {
         self.issued = Some(*issue);
         Ok(())
     }
 
-    fn cancel(&mut self, _: usize, _: u64) -> Result<(), String> {
+    fn cancel(&mut self, _: usize, _: u64) -> Result<(), ClusterError> {
         Ok(())
     }
 
     /// Solves the unit issued here and now, whatever `until` says.
-    fn wait(&mut self, _until: Option<f64>) -> Result<Option<Reply>, String> {
-        let issue = self.issued.take().ok_or("no unit is running")?;
+    fn wait(&mut self, _until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
+        let issue = self
+            .issued
+            .take()
+            .ok_or_else(|| ClusterError::engine("no unit is running"))?;
         let a = self
             .solver
             .solve(issue.key, issue.budget, kalah::interrupt::requested);
@@ -60,7 +64,7 @@ impl Engine for LocalEngine {
         self.started.elapsed().as_secs_f64()
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         Ok(())
     }
 }

@@ -54,6 +54,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Threading;
 
 use crate::coordinator::{Engine, Issue, Reply};
+use crate::error::ClusterError;
 use crate::unit::{Known, UnitKey, Verdict};
 use crate::worker::{Answer, UnitRun, UnitSolver};
 use kalah_solver::search::Published;
@@ -92,13 +93,13 @@ impl World {
     ///
     /// # Errors
     /// MPI already initialised or without the thread support needed.
-    pub fn init() -> Result<World, String> {
+    pub fn init() -> Result<World, ClusterError> {
         let (universe, level) = mpi::initialize_with_threading(Threading::Funneled)
-            .ok_or("MPI is already initialised")?;
+            .ok_or_else(|| ClusterError::engine("MPI is already initialised"))?;
         if level < Threading::Funneled {
-            return Err(format!(
+            return Err(ClusterError::Engine(format!(
                 "this MPI offers threads at level {level:?}; funneled is needed"
-            ));
+            )));
         }
         let world = universe.world();
         Ok(World {
@@ -143,9 +144,11 @@ impl World {
     /// # Errors
     /// No slots; a unit for a slot this rank lacks: the ranks were
     /// started with different `--rank-workers`; a share that is not one.
-    pub fn serve(&self, slots: &[UnitSolver]) -> Result<Shared, String> {
+    pub fn serve(&self, slots: &[UnitSolver]) -> Result<Shared, ClusterError> {
         let Some(first) = slots.first() else {
-            return Err("a worker rank needs at least one worker".into());
+            return Err(ClusterError::engine(
+                "a worker rank needs at least one worker",
+            ));
         };
         let sharing = slots.iter().any(UnitSolver::publishes);
         let peers: Vec<i32> = if sharing {
@@ -181,13 +184,15 @@ impl World {
                             };
                             let (budget, seq, slot) = (m[3], m[4], m[5] as usize);
                             let Some(unit) = slots.get(slot) else {
-                                return Err(format!(
+                                return Err(ClusterError::Engine(format!(
                                     "unit {seq} for worker {slot} of a rank of {} (every rank needs the same --rank-workers)",
                                     slots.len()
-                                ));
+                                )));
                             };
                             if runs[slot].is_some() {
-                                return Err(format!("unit {seq} for busy worker {slot}"));
+                                return Err(ClusterError::Engine(format!(
+                                    "unit {seq} for busy worker {slot}"
+                                )));
                             }
                             runs[slot] = Some((seq, UnitRun::start(s, unit, key, budget)));
                         }
@@ -247,7 +252,7 @@ impl World {
 
     /// Takes every share in from the other worker ranks into this rank's
     /// table; whether there was one.
-    fn take_shares(&self, shares: &mut Shares<'_>) -> Result<bool, String> {
+    fn take_shares(&self, shares: &mut Shares<'_>) -> Result<bool, ClusterError> {
         // Without peers no share comes: no probe.
         if shares.peers.is_empty() {
             return Ok(false);
@@ -270,11 +275,11 @@ impl World {
                 .map(|w| <[u64; 2]>::try_from(w).ok().and_then(Published::from_words))
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| {
-                    format!(
+                    ClusterError::Engine(format!(
                         "rank {}: a share of {} words that are not table entries",
                         status.source_rank(),
                         m.len()
-                    )
+                    ))
                 })?;
             shares.table.learn(&entries);
             shares.tally.taken += entries.len() as u64;
@@ -284,7 +289,7 @@ impl World {
 
     /// Sends `words` (entries, or none to say this rank is leaving) to
     /// every peer, taking the peers' shares in until every send is done.
-    fn send_shares(&self, words: &[u64], shares: &mut Shares<'_>) -> Result<(), String> {
+    fn send_shares(&self, words: &[u64], shares: &mut Shares<'_>) -> Result<(), ClusterError> {
         mpi::request::scope(|scope| {
             let mut pending: Vec<_> = shares
                 .peers
@@ -380,7 +385,7 @@ impl Engine for MpiEngine<'_> {
         (self.world.size() - 1).max(0) as usize * self.rank_workers
     }
 
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError> {
         let b = issue.key.board.packed();
         let m = [
             b as u64,
@@ -398,7 +403,7 @@ impl Engine for MpiEngine<'_> {
         Ok(())
     }
 
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError> {
         self.world
             .world
             .process_at_rank(self.rank_of(worker))
@@ -406,7 +411,7 @@ impl Engine for MpiEngine<'_> {
         Ok(())
     }
 
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
         let mut nap = Duration::from_micros(20);
         loop {
             if let Some(reply) = self.ready()? {
@@ -420,7 +425,7 @@ impl Engine for MpiEngine<'_> {
         }
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         let Some((msg, status)) = self
             .world
             .world
@@ -432,11 +437,11 @@ impl Engine for MpiEngine<'_> {
         let mut m = vec![0u64; status.count(u64::equivalent_datatype()).max(0) as usize];
         msg.matched_receive_into(&mut m[..]);
         if m.len() < 5 || !(m.len() - 5).is_multiple_of(3) {
-            return Err(format!(
+            return Err(ClusterError::Engine(format!(
                 "rank {}: a reply of {} words (5, then 3 a known bound)",
                 status.source_rank(),
                 m.len()
-            ));
+            )));
         }
         let side = |w: u64| Some(w as u32 as i32).filter(|&v| v != i32::MIN);
         let known = m[5..]
@@ -454,18 +459,18 @@ impl Engine for MpiEngine<'_> {
             3 => Some(Verdict::Exact(m[2] as i64 as i32)),
             4 => Some(Verdict::Split),
             c => {
-                return Err(format!(
+                return Err(ClusterError::Engine(format!(
                     "rank {}: unknown verdict {c}",
                     status.source_rank()
-                ))
+                )))
             }
         };
         let worker = self.worker_of.remove(&m[0]).ok_or_else(|| {
-            format!(
+            ClusterError::Engine(format!(
                 "rank {}: a reply to unit {}, which no worker has",
                 status.source_rank(),
                 m[0]
-            )
+            ))
         })?;
         Ok(Some(Reply {
             worker,
@@ -482,7 +487,7 @@ impl Engine for MpiEngine<'_> {
         self.started.elapsed().as_secs_f64()
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         for r in 1..self.world.size() {
             self.world
                 .world

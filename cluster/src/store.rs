@@ -81,13 +81,15 @@ impl RunConfig {
     /// # Errors
     /// A file that cannot be read or parsed, of another format, or rules
     /// no game has (the file named).
-    pub fn read(root: &Path) -> Result<(RunConfig, Rules), String> {
+    pub fn read(root: &Path) -> Result<(RunConfig, Rules), StoreError> {
         let path = root.join("run.json");
-        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let config = parse_config(&path, &text).map_err(|e| e.to_string())?;
+        let text = fs::read_to_string(&path).map_err(io_err(&path))?;
+        let config = parse_config(&path, &text)?;
         let slug = &config.identity.rules;
-        let rules = Rules::from_slug(slug)
-            .ok_or_else(|| format!("{}: unknown rules {slug:?}", path.display()))?;
+        let rules = Rules::from_slug(slug).ok_or_else(|| StoreError::Parse {
+            path: path.clone(),
+            error: format!("unknown rules {slug:?}"),
+        })?;
         Ok((config, rules))
     }
 
@@ -96,7 +98,7 @@ impl RunConfig {
     /// (the same facts replayed with another frontier would ask for
     /// other units); the tables may differ.
     fn continues(&self, found: &RunConfig) -> bool {
-        self.identity.same_game(&found.identity).is_ok()
+        self.identity.game_differs(&found.identity).is_none()
             && self.frontier == found.frontier
             && self.budget == found.budget
             && self.cut_early == found.cut_early
@@ -403,7 +405,11 @@ pub fn read_records(root: &Path, identity: &RunIdentity) -> Result<Loaded, Store
             };
             let parsed = serde_json::from_str::<UnitRecord>(&line)
                 .map_err(|e| e.to_string())
-                .and_then(|r| r.verify(identity).map(|k| (k, r)));
+                .and_then(|r| {
+                    r.verify(identity)
+                        .map(|k| (k, r))
+                        .map_err(|e| e.to_string())
+                });
             match parsed {
                 Ok((_, r)) if r.stopped.is_some() => loaded.cancelled.push(r),
                 Ok((key, r)) => {
@@ -448,7 +454,7 @@ fn read_loose(root: &Path, identity: &RunIdentity) -> Result<Loaded, StoreError>
             .map_err(|e| e.to_string())
             .and_then(|t| serde_json::from_str::<UnitRecord>(&t).map_err(|e| e.to_string()))
             .and_then(|r| {
-                let key = r.verify(identity)?;
+                let key = r.verify(identity).map_err(|e| e.to_string())?;
                 let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
                 if stem != key.stem() {
                     return Err(format!("holds the result of {}", key.stem()));

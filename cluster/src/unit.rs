@@ -12,6 +12,8 @@ use kalah::certificate::packed_hex;
 use kalah_solver::Board;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ClusterError;
+
 /// The bound of a unit asking for the exact value instead of a test.
 pub const EXACT: i32 = i32::MIN;
 
@@ -87,22 +89,19 @@ impl Known {
     }
 }
 
-/// The first of `known` that no value of its board can have, as an
-/// error naming it.
-///
-/// # Errors
-/// A bound with no value between its sides ([`Known::possible`]).
-pub fn check_known(known: &[Known]) -> Result<(), String> {
-    match known.iter().find(|k| !k.possible()) {
-        None => Ok(()),
-        Some(k) => Err(format!(
+/// The first of `known` that no value of its board can have (a bound
+/// with no value between its sides, [`Known::possible`]), described:
+/// `None` when every one is possible.
+pub fn impossible_known(known: &[Known]) -> Option<String> {
+    known.iter().find(|k| !k.possible()).map(|k| {
+        format!(
             "known bounds {:?}..{:?} of board {}: no value of a board of {} seeds lies there",
             k.lower,
             k.upper,
             board_text(k.board),
             k.board.seeds()
-        )),
-    }
+        )
+    })
 }
 
 /// A board as its records write it: its packed bits in 32 hex digits.
@@ -154,16 +153,14 @@ pub struct RunIdentity {
 }
 
 impl RunIdentity {
-    /// Whether `other` is the same game: houses, seeds and rules (the
-    /// table depth aside).
-    ///
-    /// # Errors
-    /// What differs, both sides named.
-    pub fn same_game(&self, other: &RunIdentity) -> Result<(), String> {
+    /// How `other` differs from this game (houses, seeds and rules; the
+    /// table depth aside), both sides named: `None` when it is the same
+    /// game.
+    pub fn game_differs(&self, other: &RunIdentity) -> Option<String> {
         if self.pits == other.pits && self.seeds == other.seeds && self.rules == other.rules {
-            return Ok(());
+            return None;
         }
-        Err(format!(
+        Some(format!(
             "recorded for Kalah({},{}), rules {}; this run is Kalah({},{}), rules {}",
             self.pits, self.seeds, self.rules, other.pits, other.seeds, other.rules
         ))
@@ -305,18 +302,35 @@ impl UnitRecord {
     /// # Errors
     /// No checksum, a checksum that does not match, or what
     /// [`UnitRecord::check`] refuses.
-    pub fn verify(&self, identity: &RunIdentity) -> Result<UnitKey, String> {
+    pub fn verify(&self, identity: &RunIdentity) -> Result<UnitKey, ClusterError> {
         if self.check.is_empty() {
-            return Err("no checksum".into());
+            return Err(self.refused("no checksum".into()));
         }
         let sum = self.checksum();
         if self.check != sum {
-            return Err(format!(
+            return Err(self.refused(format!(
                 "checksum {} does not match its contents ({sum}): changed after it was written",
                 self.check
-            ));
+            )));
         }
         self.check(identity)
+    }
+
+    /// The unit this record names (its file stem, from its text fields as
+    /// they are).
+    fn unit_name(&self) -> String {
+        match self.beta {
+            Some(beta) => format!("{}_{beta}", self.board),
+            None => format!("{}_x", self.board),
+        }
+    }
+
+    /// The record refused for `problem`, naming its unit.
+    fn refused(&self, problem: String) -> ClusterError {
+        ClusterError::Record {
+            unit: self.unit_name(),
+            problem,
+        }
     }
 
     /// The record with its checksum set: what the work directory stores.
@@ -329,9 +343,9 @@ impl UnitRecord {
     ///
     /// # Errors
     /// A board that is not 32 hex digits.
-    pub fn key(&self) -> Result<UnitKey, String> {
+    pub fn key(&self) -> Result<UnitKey, ClusterError> {
         Ok(UnitKey {
-            board: board_from_text(&self.board)?,
+            board: board_from_text(&self.board).map_err(|e| self.refused(e))?,
             beta: self.beta.unwrap_or(EXACT),
         })
     }
@@ -342,15 +356,19 @@ impl UnitRecord {
     ///
     /// # Errors
     /// What does not match.
-    pub fn check(&self, identity: &RunIdentity) -> Result<UnitKey, String> {
-        self.identity.same_game(identity)?;
+    pub fn check(&self, identity: &RunIdentity) -> Result<UnitKey, ClusterError> {
+        if let Some(problem) = self.identity.game_differs(identity) {
+            return Err(self.refused(problem));
+        }
         let key = self.key()?;
-        check_known(&self.known)?;
+        if let Some(problem) = impossible_known(&self.known) {
+            return Err(self.refused(problem));
+        }
         let exact = key.beta == EXACT;
         match (self.verdict, exact) {
-            (Verdict::Exact(_), false) => Err("an exact verdict for a test".into()),
+            (Verdict::Exact(_), false) => Err(self.refused("an exact verdict for a test".into())),
             (Verdict::AtLeast | Verdict::Below, true) => {
-                Err("a test verdict for an exact unit".into())
+                Err(self.refused("a test verdict for an exact unit".into()))
             }
             _ => Ok(key),
         }
@@ -425,14 +443,14 @@ mod tests {
         let line = serde_json::to_string(&record).unwrap();
         let back: UnitRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, record);
-        assert_eq!(back.verify(&identity), Ok(key));
+        assert_eq!(back.verify(&identity).unwrap(), key);
         // 47 seeds on the child: no value lies above 47, none below -47.
         assert_eq!(child.seeds(), 47);
         for (lower, upper) in [(Some(-1), Some(-2)), (Some(48), None), (None, Some(-48))] {
             record.known[1].lower = lower;
             record.known[1].upper = upper;
             record = record.seal();
-            let e = record.verify(&identity).unwrap_err();
+            let e = record.verify(&identity).unwrap_err().to_string();
             assert!(e.contains("known bounds"), "{lower:?}..{upper:?}: {e}");
         }
     }
@@ -444,7 +462,7 @@ mod tests {
     fn the_checksum_catches_edits_and_the_identity_other_games() {
         let (identity, key) = start_test();
         let record = UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5).seal();
-        assert_eq!(record.verify(&identity), Ok(key));
+        assert_eq!(record.verify(&identity).unwrap(), key);
         let line = serde_json::to_string(&record).unwrap();
         for (from, to) in [
             (r#""kind":"at_least""#, r#""kind":"below""#),
@@ -454,17 +472,21 @@ mod tests {
         ] {
             assert!(line.contains(from), "{line}");
             let edited: UnitRecord = serde_json::from_str(&line.replace(from, to)).unwrap();
-            let e = edited.verify(&identity).unwrap_err();
+            let e = edited.verify(&identity).unwrap_err().to_string();
             assert!(e.contains("checksum"), "{from} -> {to}: {e}");
         }
         let unsealed = UnitRecord::answer(&identity, &key, Some(Verdict::AtLeast), 1000, 0.5);
-        assert_eq!(unsealed.verify(&identity).unwrap_err(), "no checksum");
+        assert!(unsealed
+            .verify(&identity)
+            .unwrap_err()
+            .to_string()
+            .ends_with(": no checksum"));
         let other = RunIdentity {
             seeds: 5,
             ..identity.clone()
         };
         let foreign = UnitRecord::answer(&other, &key, Some(Verdict::AtLeast), 1000, 0.5).seal();
-        let e = foreign.verify(&identity).unwrap_err();
+        let e = foreign.verify(&identity).unwrap_err().to_string();
         assert!(e.contains("Kalah(6,5)") && e.contains("Kalah(6,4)"), "{e}");
         // Deeper tables change no value: a record of the same game over
         // other tables is used.
@@ -473,6 +495,6 @@ mod tests {
             ..identity.clone()
         };
         let r = UnitRecord::answer(&deeper, &key, Some(Verdict::Below), 10, 0.1).seal();
-        assert_eq!(r.verify(&identity), Ok(key));
+        assert_eq!(r.verify(&identity).unwrap(), key);
     }
 }

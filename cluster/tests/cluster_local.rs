@@ -13,6 +13,7 @@ use kalah_cluster::report::replay;
 use kalah_cluster::store::{Busy, RunConfig, StoreError, WorkDir};
 use kalah_cluster::unit::{RunIdentity, UnitKey, UnitRecord};
 use kalah_cluster::worker::UnitSolver;
+use kalah_cluster::ClusterError;
 use kalah_solver::search::SearchConfig;
 use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules, Solver};
 
@@ -38,15 +39,18 @@ struct Memory {
 }
 
 impl Sink for Memory {
-    fn answered(&mut self, _: &UnitKey, r: &UnitRecord) -> Result<(), String> {
+    fn answered(&mut self, _: &UnitKey, r: &UnitRecord) -> Result<(), ClusterError> {
         if self.records.len() == self.limit {
-            return Err("killed".into());
+            return Err(ClusterError::Store(StoreError::Io {
+                path: "memory".into(),
+                error: std::io::Error::other("killed"),
+            }));
         }
         self.records.push(r.clone());
         Ok(())
     }
 
-    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), String> {
+    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), ClusterError> {
         Ok(())
     }
 }
@@ -190,7 +194,7 @@ fn a_stopped_run_resumes_from_its_records() {
         limit: whole.counts.units as usize / 2,
     };
     let e = coordinate(&tree, &id, &[], &mut local(&game), &mut first, SETTINGS);
-    assert_eq!(e.unwrap_err(), "killed");
+    assert_eq!(e.unwrap_err().to_string(), "memory: killed");
     let mut second = Memory {
         records: Vec::new(),
         limit: usize::MAX,

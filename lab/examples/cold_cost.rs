@@ -63,7 +63,7 @@ fn run() -> Result<(), String> {
     let solver = UnitSolver::new(game, Some(Arc::new(tables)), 256).map_err(|e| e.to_string())?;
     let (mut warm, mut cold, mut n) = (0u64, 0u64, 0usize);
     for r in records.iter().skip(offset).step_by(every) {
-        let key = r.key()?;
+        let key = r.key().map_err(|e| e.to_string())?;
         if !warm_table {
             solver.forget();
         }

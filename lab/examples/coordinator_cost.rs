@@ -75,7 +75,8 @@ fn run() -> Result<(), String> {
     let (mut plan, mut intake, mut handout) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=rounds {
         let tree = TopTree::new(&game, None, frontier, start, workers);
-        let e = emulate(&tree, &identity, &game, None, workers, settings, None)?;
+        let e = emulate(&tree, &identity, &game, None, workers, settings, None)
+            .map_err(|e| e.to_string())?;
         let s = &e.sim;
         let issued = s.counts.units + s.counts.cancelled_units;
         let print = format!(

@@ -85,7 +85,7 @@ fn run() -> Result<(), String> {
         let until = answers[at].answered_at + batch;
         while at < answers.len() && answers[at].answered_at <= until {
             let r = &answers[at];
-            facts.add(r.key()?, r.verdict);
+            facts.add(r.key().map_err(|e| e.to_string())?, r.verdict);
             r.known.iter().for_each(|k| facts.add_known(k));
             at += 1;
         }

@@ -124,7 +124,7 @@ fn run() -> Result<(), String> {
     // One pass untimed first: the endgame tables' pages come into memory
     // before any clock runs, not during the first count's first round.
     for r in &sample {
-        time_test(&solvers[0], r.key()?)?;
+        time_test(&solvers[0], r.key().map_err(|e| e.to_string())?)?;
     }
     // By count: each round's seconds and nodes, and each unit's seconds
     // in each round.
@@ -135,7 +135,7 @@ fn run() -> Result<(), String> {
         for (c, solver) in solvers.iter().enumerate() {
             let (mut s, mut n) = (0.0, 0u64);
             for (u, r) in sample.iter().enumerate() {
-                let key = r.key()?;
+                let key = r.key().map_err(|e| e.to_string())?;
                 let (verdict, un, us) = time_test(solver, key)?;
                 if verdict != r.verdict {
                     return Err(format!(

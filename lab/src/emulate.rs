@@ -81,6 +81,7 @@ use kalah_cluster::gate::{GateStop, NodeGate};
 use kalah_cluster::plan::{Solved, TopTree};
 use kalah_cluster::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
 use kalah_cluster::worker::{add_line, inside, known, search_unit, UnitSearch};
+use kalah_cluster::ClusterError;
 
 /// How the emulated workers run.
 #[derive(Clone, Copy, Debug)]
@@ -447,7 +448,7 @@ impl Engine for EmuEngine<'_> {
         self.running.len()
     }
 
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError> {
         if self.workers[worker].is_none() {
             let config = SearchConfig {
                 tt_mb: self.settings.tt_mb,
@@ -459,7 +460,9 @@ impl Engine for EmuEngine<'_> {
                 let mb = self.settings.tt_mb * self.settings.rank_workers;
                 if self.hosts[host].is_none() {
                     let tt = TranspositionTable::new(mb).map_err(|e| {
-                        format!("simulated machine {host}: a table of {mb} MiB: {e}")
+                        ClusterError::Engine(format!(
+                            "simulated machine {host}: a table of {mb} MiB: {e}"
+                        ))
                     })?;
                     self.hosts[host] = Some(Arc::new(tt));
                 }
@@ -474,7 +477,7 @@ impl Engine for EmuEngine<'_> {
                 StopBy::OwnFlag,
                 shared,
             )
-            .map_err(|e| format!("simulated worker {worker}: {e}"))?;
+            .map_err(|e| ClusterError::Engine(format!("simulated worker {worker}: {e}")))?;
             let gate = Arc::new(NodeGate::new());
             solver.set_node_hook(Arc::clone(&gate) as Arc<dyn NodeHook>);
             if self.settings.share_work > 0 {
@@ -501,7 +504,11 @@ impl Engine for EmuEngine<'_> {
                 gate.finish();
                 result
             })
-            .map_err(|e| format!("simulated worker {worker}: cannot start its search: {e}"))?;
+            .map_err(|e| {
+                ClusterError::Engine(format!(
+                    "simulated worker {worker}: cannot start its search: {e}"
+                ))
+            })?;
         self.running[worker] = Some(Running {
             issue: *issue,
             began: self.clock,
@@ -518,7 +525,7 @@ impl Engine for EmuEngine<'_> {
         Ok(())
     }
 
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError> {
         let (clock, rate, latency) = (self.clock, self.settings.rate, self.settings.latency);
         let Some(r) = self.running[worker].as_mut().filter(|r| r.issue.seq == seq) else {
             return Ok(());
@@ -553,7 +560,7 @@ impl Engine for EmuEngine<'_> {
         Ok(())
     }
 
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
         loop {
             let answered = self
                 .running
@@ -572,7 +579,7 @@ impl Engine for EmuEngine<'_> {
                     self.clock = self.clock.max(t);
                     return Ok(None);
                 }
-                return Err("no emulated unit is running".into());
+                return Err(ClusterError::engine("no emulated unit is running"));
             };
             if let Some(t) = until.filter(|&t| t < end) {
                 self.clock = self.clock.max(t);
@@ -599,11 +606,11 @@ impl Engine for EmuEngine<'_> {
         self.clock
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         Ok(())
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         self.wait(Some(self.clock))
     }
 }
@@ -655,7 +662,7 @@ pub fn emulate(
     workers: usize,
     settings: EmuSettings,
     records: Option<&Path>,
-) -> Result<EmuResult, String> {
+) -> Result<EmuResult, ClusterError> {
     let wall = Instant::now();
     let mut engine = EmuEngine {
         game,
@@ -730,32 +737,34 @@ struct RecordFile {
 }
 
 impl RecordFile {
-    fn create(path: &Path) -> Result<RecordFile, String> {
-        let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    fn create(path: &Path) -> Result<RecordFile, ClusterError> {
+        let file = File::create(path)
+            .map_err(|e| ClusterError::Engine(format!("{}: {e}", path.display())))?;
         Ok(RecordFile {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
         })
     }
 
-    fn line(&mut self, record: &UnitRecord) -> Result<(), String> {
+    fn line(&mut self, record: &UnitRecord) -> Result<(), ClusterError> {
         let text = serde_json::to_string(record).expect("a record is plain data");
-        writeln!(self.out, "{text}").map_err(|e| format!("{}: {e}", self.path.display()))
+        writeln!(self.out, "{text}")
+            .map_err(|e| ClusterError::Engine(format!("{}: {e}", self.path.display())))
     }
 
-    fn close(mut self) -> Result<(), String> {
+    fn close(mut self) -> Result<(), ClusterError> {
         self.out
             .flush()
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+            .map_err(|e| ClusterError::Engine(format!("{}: {e}", self.path.display())))
     }
 }
 
 impl Sink for RecordFile {
-    fn answered(&mut self, _: &UnitKey, record: &UnitRecord) -> Result<(), String> {
+    fn answered(&mut self, _: &UnitKey, record: &UnitRecord) -> Result<(), ClusterError> {
         self.line(record)
     }
 
-    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String> {
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), ClusterError> {
         self.line(record)
     }
 }

@@ -250,7 +250,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             "--fill-threads 0: at least one thread".into(),
         ));
     }
-    let (config, rules) = RunConfig::read(&a.work).map_err(CliError::Input)?;
+    let (config, rules) = RunConfig::read(&a.work).map_err(|e| CliError::Input(e.to_string()))?;
     let pits = config.identity.pits;
     let start = Position::start(pits, config.identity.seeds).map_err(failure)?;
     let game = Game::new(pits, rules);
@@ -331,7 +331,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
                 settings,
                 records.as_deref(),
             )
-            .map_err(CliError::Failure)?;
+            .map_err(failure)?;
             eprintln!(
                 "kalah-lab: emulated {p} workers: {:+}, {:.2} simulated s, {} units, {:.3e} nodes ({:.0} s here)",
                 e.solved.value, e.sim.seconds,

@@ -17,6 +17,7 @@ use kalah_cluster::coordinator::{
 };
 use kalah_cluster::plan::TopTree;
 use kalah_cluster::unit::RunIdentity;
+use kalah_cluster::ClusterError;
 
 /// A simulated engine: it hears the coordinator's own work as seconds,
 /// and which running units the search needs.
@@ -91,15 +92,15 @@ impl Engine for Metered<'_> {
         self.inner.workers()
     }
 
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError> {
         self.timed(|e| e.start(worker, issue))
     }
 
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError> {
         self.timed(|e| e.cancel(worker, seq))
     }
 
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
         self.timed(|e| e.wait(until))
     }
 
@@ -107,11 +108,11 @@ impl Engine for Metered<'_> {
         self.inner.now()
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         self.timed(|e| e.finish())
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         self.timed(|e| e.ready())
     }
 }
@@ -143,7 +144,7 @@ pub fn coordinate_metered(
     engine: &mut dyn LabEngine,
     sink: &mut dyn Sink,
     settings: Settings,
-) -> Result<(Finished, OwnSeconds), String> {
+) -> Result<(Finished, OwnSeconds), ClusterError> {
     let mut metered = Metered::new(engine);
     let done = coordinate_watched(tree, identity, &[], &mut metered, sink, settings)?;
     Ok((done, metered.seconds))
@@ -173,21 +174,21 @@ mod tests {
         fn workers(&self) -> usize {
             1
         }
-        fn start(&mut self, _: usize, _: &Issue) -> Result<(), String> {
+        fn start(&mut self, _: usize, _: &Issue) -> Result<(), ClusterError> {
             burn(self.busy);
             Ok(())
         }
-        fn cancel(&mut self, _: usize, _: u64) -> Result<(), String> {
+        fn cancel(&mut self, _: usize, _: u64) -> Result<(), ClusterError> {
             Ok(())
         }
-        fn wait(&mut self, _: Option<f64>) -> Result<Option<Reply>, String> {
+        fn wait(&mut self, _: Option<f64>) -> Result<Option<Reply>, ClusterError> {
             burn(self.busy);
             Ok(None)
         }
         fn now(&self) -> f64 {
             0.0
         }
-        fn finish(&mut self) -> Result<(), String> {
+        fn finish(&mut self) -> Result<(), ClusterError> {
             Ok(())
         }
     }

@@ -49,6 +49,7 @@ use kalah_cluster::coordinator::{
 use kalah_cluster::facts::Facts;
 use kalah_cluster::plan::TopTree;
 use kalah_cluster::unit::{Known, RunIdentity, UnitKey, UnitRecord, Verdict, EXACT};
+use kalah_cluster::ClusterError;
 
 use crate::meter::{coordinate_metered, LabEngine, OwnSeconds};
 
@@ -326,7 +327,7 @@ impl<'a> SimEngine<'a> {
     /// imply: no verdict can be guessed for it (a test's can), so the
     /// schedule stops there with the unit among those it guessed, for a
     /// fill to solve.
-    fn outcome(&mut self, issue: &Issue) -> Result<(Verdict, Cost, &'a [Known]), String> {
+    fn outcome(&mut self, issue: &Issue) -> Result<(Verdict, Cost, &'a [Known]), ClusterError> {
         let key = &issue.key;
         if let Some(&r) = self.answered.get(key) {
             let (v, nodes, filled) = (r.verdict, r.nodes, r.filled);
@@ -346,10 +347,10 @@ impl<'a> SimEngine<'a> {
                 Some(v) => Verdict::Exact(v),
                 None => {
                     self.unrecorded.add(*key, Need::Whole);
-                    return Err(format!(
+                    return Err(ClusterError::Engine(format!(
                         "the exact unit of board {} has no record, and the records do not imply its value",
                         kalah_cluster::unit::houses_text(key.board, self.pits)
-                    ));
+                    )));
                 }
             }
         } else if node
@@ -377,7 +378,7 @@ impl<'a> SimEngine<'a> {
     }
 
     /// The clock moved to `r`'s end, and its reply.
-    fn finish_at(&mut self, w: usize, r: Running) -> Result<Reply, String> {
+    fn finish_at(&mut self, w: usize, r: Running) -> Result<Reply, ClusterError> {
         self.clock = self.clock.max(r.end);
         Ok(self.reply(w, r))
     }
@@ -415,7 +416,7 @@ impl Engine for SimEngine<'_> {
         self.running.len()
     }
 
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError> {
         let (verdict, cost, known) = self.outcome(issue)?;
         let nodes = match cost {
             Cost::Measured(n) => n,
@@ -433,7 +434,7 @@ impl Engine for SimEngine<'_> {
         Ok(())
     }
 
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError> {
         if self.waves.is_some() {
             // An array task runs to its end.
             return Ok(());
@@ -451,7 +452,7 @@ impl Engine for SimEngine<'_> {
         Ok(())
     }
 
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
         if let Some(overhead) = self.waves {
             if let Some(r) = self.delivered.pop_front() {
                 return Ok(Some(r));
@@ -467,7 +468,7 @@ impl Engine for SimEngine<'_> {
                 .fold(f64::NAN, f64::max)
                 + overhead;
             if end.is_nan() {
-                return Err("no simulated unit is running".into());
+                return Err(ClusterError::engine("no simulated unit is running"));
             }
             for w in 0..self.running.len() {
                 if let Some(r) = self.running[w].take() {
@@ -480,9 +481,11 @@ impl Engine for SimEngine<'_> {
                 .delivered
                 .pop_front()
                 .map(Some)
-                .ok_or_else(|| "empty wave".into());
+                .ok_or_else(|| ClusterError::engine("empty wave"));
         }
-        let (w, end) = self.first_end().ok_or("no simulated unit is running")?;
+        let (w, end) = self
+            .first_end()
+            .ok_or_else(|| ClusterError::engine("no simulated unit is running"))?;
         if let Some(t) = until.filter(|&t| t < end) {
             self.clock = self.clock.max(t);
             return Ok(None);
@@ -491,7 +494,7 @@ impl Engine for SimEngine<'_> {
         self.finish_at(w, r).map(Some)
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         if self.waves.is_some() {
             return Ok(self.delivered.pop_front());
         }
@@ -508,7 +511,7 @@ impl Engine for SimEngine<'_> {
         self.clock
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         Ok(())
     }
 }
@@ -565,6 +568,12 @@ impl std::fmt::Display for SimError {
             )?;
         }
         Ok(())
+    }
+}
+
+impl From<ClusterError> for SimError {
+    fn from(e: ClusterError) -> SimError {
+        SimError::from(e.to_string())
     }
 }
 
@@ -664,8 +673,8 @@ pub fn simulate(
             model_nodes: None,
         },
     )
-    .map_err(|message| SimError {
-        message,
+    .map_err(|e| SimError {
+        message: e.to_string(),
         guessed: std::mem::take(&mut engine.unrecorded).into_vec(),
     })?;
     Ok(SimResult::of(

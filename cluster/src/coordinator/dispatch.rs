@@ -7,6 +7,7 @@ use foldhash::{HashMap as Map, HashSet as Set};
 use kalah_solver::Board;
 
 use super::{Engine, Flight, Issue, Settings, UnitCounts, Wanted};
+use crate::error::ClusterError;
 use crate::plan::Plan;
 use crate::unit::{Stop, UnitKey};
 
@@ -49,7 +50,7 @@ impl Hand {
         engine: &mut dyn Engine,
         (wanted, hot): (&Wanted, &Set<UnitKey>),
         counts: &mut UnitCounts,
-    ) -> Result<(), String> {
+    ) -> Result<(), ClusterError> {
         let idle: Vec<usize> = (0..flight.len()).filter(|&w| flight[w].is_none()).collect();
         let owners = if self.settings.policy.affinity {
             idle_owners(&self.owners, &mut self.owned, &idle, &mut self.idle_owners);
@@ -308,7 +309,7 @@ pub(super) fn preempt(
     plan: &Plan,
     flight: &mut [Option<Flight>],
     engine: &mut dyn Engine,
-) -> Result<(), String> {
+) -> Result<(), ClusterError> {
     // The required units no live unit runs: a unit is never issued twice
     // while a worker holds it, so each live required unit is one of them.
     let (mut live_required, mut stopping) = (0, 0);

@@ -3,6 +3,7 @@
 //! them, and the [`Watched`] engine of the laboratory that also hears
 //! where the coordinator's own work ends.
 
+use crate::error::ClusterError;
 use crate::unit::{Known, UnitKey, Verdict};
 
 /// A unit handed to a worker.
@@ -39,19 +40,19 @@ pub trait Engine {
     /// Workers, numbered `0..workers()`.
     fn workers(&self) -> usize;
     /// Hands `issue` to the idle `worker`.
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String>;
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError>;
     /// Asks `worker` to stop unit `seq` (it replies either way).
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String>;
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError>;
     /// The next reply (blocks); `None` once [`Engine::now`] passes
     /// `until` without one. An engine may wait past `until` (one that
     /// runs its unit in the caller's thread does).
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String>;
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError>;
     /// Seconds since the engine started (simulated time for a simulation).
     fn now(&self) -> f64;
     /// Tells every worker the run is over (all are idle).
-    fn finish(&mut self) -> Result<(), String>;
+    fn finish(&mut self) -> Result<(), ClusterError>;
     /// A reply already in, without waiting for one.
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         Ok(None)
     }
 }
@@ -95,15 +96,15 @@ impl Engine for Unwatched<'_> {
         self.0.workers()
     }
 
-    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), String> {
+    fn start(&mut self, worker: usize, issue: &Issue) -> Result<(), ClusterError> {
         self.0.start(worker, issue)
     }
 
-    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), String> {
+    fn cancel(&mut self, worker: usize, seq: u64) -> Result<(), ClusterError> {
         self.0.cancel(worker, seq)
     }
 
-    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, String> {
+    fn wait(&mut self, until: Option<f64>) -> Result<Option<Reply>, ClusterError> {
         self.0.wait(until)
     }
 
@@ -111,11 +112,11 @@ impl Engine for Unwatched<'_> {
         self.0.now()
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), ClusterError> {
         self.0.finish()
     }
 
-    fn ready(&mut self) -> Result<Option<Reply>, String> {
+    fn ready(&mut self) -> Result<Option<Reply>, ClusterError> {
         self.0.ready()
     }
 }

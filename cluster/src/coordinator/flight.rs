@@ -2,6 +2,7 @@
 //! (stored, counted).
 
 use super::{count, Finished, Reply, Sink};
+use crate::error::ClusterError;
 use crate::unit::{RunIdentity, Stop, UnitKey, UnitRecord};
 
 pub(super) struct Flight {
@@ -60,16 +61,18 @@ pub(super) fn take(
     now: f64,
     sink: &mut dyn Sink,
     done: &mut Finished,
-) -> Result<(UnitKey, Option<UnitRecord>), String> {
+) -> Result<(UnitKey, Option<UnitRecord>), ClusterError> {
     let f = match flight.get_mut(reply.worker).and_then(Option::take) {
         Some(f) if f.seq == reply.seq => f,
         other => {
-            return Err(format!(
-                "worker {} answered unit {} it was not running ({:?})",
-                reply.worker,
-                reply.seq,
-                other.map(|f| f.seq)
-            ))
+            return Err(ClusterError::Worker {
+                worker: reply.worker,
+                problem: format!(
+                    "answered unit {} it was not running ({:?})",
+                    reply.seq,
+                    other.map(|f| f.seq)
+                ),
+            })
         }
     };
     let record = UnitRecord {

@@ -26,9 +26,10 @@ use std::time::Instant;
 
 use foldhash::{HashMap as Map, HashSet as Set};
 
+use crate::error::ClusterError;
 use crate::facts::Facts;
 use crate::plan::{Plan, RootState, Solved, TopTree};
-use crate::unit::{check_known, RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
+use crate::unit::{impossible_known, RunIdentity, Stop, UnitKey, UnitRecord, Verdict, EXACT};
 
 use accounts::{chain, count};
 use dispatch::{preempt, Hand};
@@ -49,7 +50,7 @@ pub fn coordinate(
     engine: &mut dyn Engine,
     sink: &mut dyn Sink,
     settings: Settings,
-) -> Result<Finished, String> {
+) -> Result<Finished, ClusterError> {
     let mut engine = Unwatched(engine);
     coordinate_watched(tree, identity, earlier, &mut engine, sink, settings)
 }
@@ -66,7 +67,7 @@ pub fn coordinate_watched(
     engine: &mut dyn Watched,
     sink: &mut dyn Sink,
     settings: Settings,
-) -> Result<Finished, String> {
+) -> Result<Finished, ClusterError> {
     let mut facts = Facts::default();
     let mut done = Finished {
         solved: Solved {
@@ -139,7 +140,7 @@ pub fn coordinate_watched(
                 }
             }
             engine.mark(OwnWork::Setup);
-            let plan = tree.plan_hot(&mut facts, &hot).map_err(|e| e.to_string())?;
+            let plan = tree.plan_hot(&mut facts, &hot)?;
             done.plans += 1;
             engine.mark(OwnWork::Plan);
             let now = engine.now() - started;
@@ -157,7 +158,9 @@ pub fn coordinate_watched(
                     }
                 }
                 while flight.iter().any(Option::is_some) {
-                    let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
+                    let reply = engine
+                        .wait(None)?
+                        .ok_or_else(|| ClusterError::engine("no reply from a running unit"))?;
                     run_nodes += reply.nodes;
                     take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
                 }
@@ -211,9 +214,7 @@ pub fn coordinate_watched(
                 replan = true;
                 continue;
             }
-            return Err(
-                "no workers: start at least two ranks (one coordinator, one worker)".into(),
-            );
+            return Err(ClusterError::NoWorkers);
         }
         // Wait for an answer, or until the next unit turns hot.
         let until = hot_after.and_then(|after| {
@@ -247,12 +248,12 @@ pub fn coordinate_watched(
                 rate_nodes += reply.nodes;
                 rate_seconds += reply.seconds;
             }
-            check_known(&reply.known).map_err(|e| {
-                format!(
-                    "worker {} reported {e}: a fault in its solver or tables",
-                    reply.worker
-                )
-            })?;
+            if let Some(problem) = impossible_known(&reply.known) {
+                return Err(ClusterError::Worker {
+                    worker: reply.worker,
+                    problem: format!("reported {problem}: a fault in its solver or tables"),
+                });
+            }
             if settings.policy.known {
                 reply.known.iter().for_each(|k| facts.add_known(k));
             }
@@ -295,14 +296,16 @@ pub fn coordinate_watched(
         engine.mark(OwnWork::Intake);
         if interrupted {
             while flight.iter().any(Option::is_some) {
-                let reply = engine.wait(None)?.ok_or("no reply from a running unit")?;
+                let reply = engine
+                    .wait(None)?
+                    .ok_or_else(|| ClusterError::engine("no reply from a running unit"))?;
                 take(&mut flight, &reply, identity, engine.now(), sink, &mut done)?;
             }
             engine.finish()?;
-            return Err(format!(
-                "stopped by a signal after {} units ({} this run); every answered unit is recorded: run the same command again to resume",
-                done.counts.units, done.counts.units_this_run
-            ));
+            return Err(ClusterError::Interrupted {
+                units: done.counts.units,
+                units_this_run: done.counts.units_this_run,
+            });
         }
         if settings.progress_every > 0.0
             && last_note.elapsed().as_secs_f64() >= settings.progress_every

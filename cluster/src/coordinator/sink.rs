@@ -1,22 +1,23 @@
 //! Where answers go: the work directory (a real run) or nowhere.
 
+use crate::error::ClusterError;
 use crate::store::WorkDir;
 use crate::unit::{UnitKey, UnitRecord};
 
 /// Where answers go: the work directory (a real run) or nowhere (a
 /// simulation).
 pub trait Sink {
-    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), String>;
-    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String>;
+    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), ClusterError>;
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), ClusterError>;
 }
 
 impl Sink for WorkDir {
-    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), String> {
-        self.write(key, record).map_err(|e| e.to_string())
+    fn answered(&mut self, key: &UnitKey, record: &UnitRecord) -> Result<(), ClusterError> {
+        Ok(self.write(key, record)?)
     }
 
-    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), String> {
-        self.append_cancelled(record).map_err(|e| e.to_string())
+    fn cancelled(&mut self, record: &UnitRecord) -> Result<(), ClusterError> {
+        Ok(self.append_cancelled(record)?)
     }
 }
 
@@ -24,11 +25,11 @@ impl Sink for WorkDir {
 pub struct Discard;
 
 impl Sink for Discard {
-    fn answered(&mut self, _: &UnitKey, _: &UnitRecord) -> Result<(), String> {
+    fn answered(&mut self, _: &UnitKey, _: &UnitRecord) -> Result<(), ClusterError> {
         Ok(())
     }
 
-    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), String> {
+    fn cancelled(&mut self, _: &UnitRecord) -> Result<(), ClusterError> {
         Ok(())
     }
 }

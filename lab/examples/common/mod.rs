@@ -10,7 +10,7 @@ use kalah_solver::Game;
 /// The run in work directory `work` (its `run.json`), its game, and the
 /// tables in `tables_dir` it was solved with.
 pub fn open_run(work: &Path, tables_dir: &str) -> Result<(RunConfig, Game, Tables), String> {
-    let (config, rules) = RunConfig::read(work)?;
+    let (config, rules) = RunConfig::read(work).map_err(|e| e.to_string())?;
     let id = &config.identity;
     let game = Game::new(id.pits, rules);
     let tables = Tables::open_with(

@@ -29,7 +29,7 @@ pub(crate) fn ping(a: &PingArgs) -> Result<(), CliError> {
     if world.rank() != 0 {
         world
             .serve(std::slice::from_ref(&solver))
-            .map_err(CliError::Failure)?;
+            .map_err(failure)?;
         return Ok(());
     }
     let mut e = MpiEngine::new(&world, 1);

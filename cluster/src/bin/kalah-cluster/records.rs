@@ -17,7 +17,7 @@ use crate::args::{CertificateArgs, PackArgs, StatusArgs};
 use crate::failure;
 
 pub(crate) fn pack(a: &PackArgs) -> Result<(), CliError> {
-    let (config, _) = RunConfig::read(&a.work).map_err(CliError::Input)?;
+    let (config, _) = RunConfig::read(&a.work).map_err(|e| CliError::Input(e.to_string()))?;
     let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
     match dir.pack().map_err(failure)? {
         Some((path, n)) => println!("packed {n} records into {}", path.display()),
@@ -41,7 +41,7 @@ impl Replayed {
         work: &std::path::Path,
         tables: Option<PathBuf>,
     ) -> Result<Replayed, CliError> {
-        let (config, rules) = RunConfig::read(work).map_err(CliError::Input)?;
+        let (config, rules) = RunConfig::read(work).map_err(|e| CliError::Input(e.to_string()))?;
         let id = &config.identity;
         let start = Position::start(id.pits, id.seeds).map_err(failure)?;
         let game = Game::new(id.pits, rules);

@@ -147,7 +147,7 @@ pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> 
                         slot.publish(a.share_work);
                     }
                 }
-                let shared = world.serve(&slots).map_err(CliError::Failure)?;
+                let shared = world.serve(&slots).map_err(failure)?;
                 if sharing {
                     rank_line(
                         world.rank(),
