@@ -6,7 +6,9 @@ use foldhash::{HashMap as Map, HashSet as Set};
 
 use kalah_solver::Board;
 
-use super::{Engine, Flight, Issue, Settings, UnitCounts, Wanted};
+use super::flight::Flight;
+use super::wanted::Wanted;
+use super::{Engine, Issue, Settings, UnitCounts};
 use crate::error::ClusterError;
 use crate::plan::Plan;
 use crate::unit::{Stop, UnitKey};

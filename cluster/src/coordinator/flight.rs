@@ -1,7 +1,8 @@
 //! A unit in flight: handed to a worker, until its reply is taken in
 //! (stored, counted).
 
-use super::{count, Finished, Reply, Sink};
+use super::accounts::count;
+use super::{Finished, Reply, Sink};
 use crate::error::ClusterError;
 use crate::unit::{RunIdentity, Stop, UnitKey, UnitRecord};
 
