@@ -6,6 +6,8 @@ use crate::args::PingArgs;
 #[cfg(feature = "mpi")]
 use crate::failure;
 #[cfg(feature = "mpi")]
+use kalah::cli::output::write_line;
+#[cfg(feature = "mpi")]
 use kalah_cluster::worker::UnitSolver;
 #[cfg(feature = "mpi")]
 use kalah_solver::Game;
@@ -68,13 +70,13 @@ pub(crate) fn ping(a: &PingArgs) -> Result<(), CliError> {
     }
     let s = t0.elapsed().as_secs_f64();
     e.finish().map_err(failure)?;
-    println!(
+    write_line(format_args!(
         "{} empty units over {} workers in {:.3} s: {:.0} units/s, {:.1} us a round trip per worker",
         a.units,
         w,
         s,
         a.units as f64 / s,
         s / (a.units as f64 / w as f64) * 1e6
-    );
+    ))?;
     Ok(())
 }

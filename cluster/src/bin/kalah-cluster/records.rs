@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kalah::cli::engine::TableArgs;
+use kalah::cli::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
@@ -20,8 +21,11 @@ pub(crate) fn pack(a: &PackArgs) -> Result<(), CliError> {
     let (config, _) = RunConfig::read(&a.work).map_err(|e| CliError::Input(e.to_string()))?;
     let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
     match dir.pack().map_err(failure)? {
-        Some((path, n)) => println!("packed {n} records into {}", path.display()),
-        None => println!("{}: no loose records to pack", a.work.display()),
+        Some((path, n)) => write_line(format_args!("packed {n} records into {}", path.display()))?,
+        None => write_line(format_args!(
+            "{}: no loose records to pack",
+            a.work.display()
+        ))?,
     }
     Ok(())
 }
@@ -108,7 +112,7 @@ pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
     cert.write(&out).map_err(failure)?;
     let h = &cert.header;
     if a.json {
-        kalah::cli::output::write_line(format_args!(
+        write_line(format_args!(
             "{}",
             serde_json::json!({
                 "certificate": out.display().to_string(),
@@ -123,7 +127,7 @@ pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
         ))?;
         return Ok(());
     }
-    kalah::cli::output::write_line(format_args!(
+    write_line(format_args!(
         "{}: {} <= value <= {} from {} facts of {} records over {} expanded boards{} ({:.1} s); check it with `kalah certify {}`",
         out.display(),
         h.lower,
@@ -183,7 +187,7 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
         "solved": plan.solved.as_ref().map(|s| s.value),
     });
     if a.json {
-        kalah::cli::output::write_line(format_args!(
+        write_line(format_args!(
             "{}",
             serde_json::to_string(&j).expect("plain struct")
         ))?;
@@ -258,6 +262,6 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
         ),
         (None, None) => writeln!(out, "next: {} units", plan.required),
     };
-    kalah::cli::output::write_line(format_args!("{}", out.trim_end()))?;
+    write_line(format_args!("{}", out.trim_end()))?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use kalah::cli::engine::prepare_tables;
+use kalah::cli::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
@@ -40,12 +41,12 @@ pub(crate) fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>
 pub(crate) fn prepare(g: &GameSpec) -> Result<(), CliError> {
     let t = tables_of(g, true)?;
     match t {
-        Some(t) => println!(
+        Some(t) => write_line(format_args!(
             "endgame tables of up to {} seeds ready in {}",
             t.max_seeds(),
             t.dir().display()
-        ),
-        None => println!("no endgame tables for this game"),
+        ))?,
+        None => write_line(format_args!("no endgame tables for this game"))?,
     }
     Ok(())
 }
@@ -318,11 +319,19 @@ pub(crate) fn print_answer(
         &a.work.display().to_string(),
     );
     if a.json {
-        println!("{}", serde_json::to_string(&j).expect("plain struct"));
+        write_line(format_args!(
+            "{}",
+            serde_json::to_string(&j).expect("plain struct")
+        ))?;
         return Ok(());
     }
-    println!("Kalah({},{}), {}", game.pits(), a.game.seeds, game.rules());
-    println!(
+    write_line(format_args!(
+        "Kalah({},{}), {}",
+        game.pits(),
+        a.game.seeds,
+        game.rules()
+    ))?;
+    write_line(format_args!(
         "value: {:+} ({})",
         j.game.value,
         match j.game.value.signum() {
@@ -330,24 +339,24 @@ pub(crate) fn print_answer(
             0 => "draw",
             _ => "second player wins",
         }
-    );
-    println!("principal variation: {}", j.game.pv);
-    println!(
+    ))?;
+    write_line(format_args!("principal variation: {}", j.game.pv))?;
+    write_line(format_args!(
         "units: {} answered ({} this run, {} split), {} cancelled",
         j.counts.units, j.counts.units_this_run, j.counts.split_units, j.counts.cancelled_units
-    );
-    println!(
+    ))?;
+    write_line(format_args!(
         "nodes: {} ({} in answered units, {} in split ones, {} in cancelled ones)",
         j.game.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
-    );
-    println!(
+    ))?;
+    write_line(format_args!(
         "root: first guess {}, tests {}",
         j.guess.map_or("-".into(), |g| format!("{g:+}")),
         j.root_tests.join(" ")
-    );
-    println!(
+    ))?;
+    write_line(format_args!(
         "time: {:.2} s with {} workers",
         j.game.solve_seconds, j.game.threads
-    );
+    ))?;
     Ok(())
 }
