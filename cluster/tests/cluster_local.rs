@@ -79,7 +79,7 @@ fn values_and_perfect_games_match_the_solver() {
         let rules = Rules { capture, end };
         let game = Game::new(pits, rules);
         let start = Position::start(pits, seeds).unwrap();
-        // Fail-hard too: `--fail-hard` must not change a value.
+        // Fail-hard too (the laboratory's `--fail-hard`): it must not change a value.
         let fail_soft = pits != 4;
         let mut tree = TopTree::new(&game, None, frontier, start, 0);
         tree.fail_soft = fail_soft;

@@ -114,7 +114,9 @@ struct SimArgs {
     /// The coordinator's `solve --ahead`.
     #[arg(long, value_name = "TESTS", default_value_t = AHEAD_TESTS)]
     ahead: usize,
-    /// The coordinator's `solve --fail-hard`.
+    /// A top-tree node learns only the bound its test asked, not the tighter
+    /// one its children's facts give (fail-hard; by default fail-soft, as
+    /// `kalah-cluster solve` runs). To measure what fail-soft saves.
     #[arg(long)]
     fail_hard: bool,
     /// The run's `solve --cut-early` (default the run's; another value
