@@ -6,7 +6,7 @@
 #
 #   scripts/bench_compare.sh "6 4 std 1 256 tables=tables table-seeds=20" \
 #                            "6 4 std 2 256 tables=tables table-seeds=20"
-#   REPEAT=7 scripts/bench_compare.sh "6 4 std 2 256 cut-width=2" "6 4 std 2 256"
+#   REPEAT=7 scripts/bench_compare.sh "6 4 std 2 256 split=6" "6 4 std 2 256"
 #
 # Each argument is one bench_search command line (see
 # solver/examples/bench_search.rs).

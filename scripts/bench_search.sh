@@ -51,7 +51,7 @@ if [[ "${1:-}" == scratch ]]; then
     exit 0
 fi
 if [[ "${1:-}" == switches ]]; then
-    for sw in "" no-tt-move no-futility etc etc-min=24 no-probe-cuts no-parity guess0; do
+    for sw in "" no-tt-move no-futility no-probe-cuts no-parity guess0; do
         # shellcheck disable=SC2086
         run 5 4 std 1 256 $sw >/dev/null
     done

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # How fast one unit of a distributed solve runs on several search threads:
 # the speed a worker could give the units the search waits on by searching
-# each on more than one core. Records a run first (`kalah-dist solve
+# each on more than one core. Records a run first (`kalah-cluster solve
 # --local`, one process; resumed, so a finished run costs nothing), then
 # re-solves one recorded test in EVERY from an empty table on each thread
-# count (dist/examples/unit_threads.rs).
+# count (cluster/examples/unit_threads.rs).
 #
 #   scripts/bench_unit_threads.sh [--pits M] [--seeds N] [--empty-capture]
 #                                 [--standard] [--table-seeds K] [--tables DIR] [--work DIR]
@@ -15,9 +15,9 @@
 # THREADS   thread counts, comma-separated (default 1,2,4,8,16);
 # REPEAT    rounds (default 3): each runs every count in turn; medians;
 # TT_MB     each count's table, emptied before each unit (default 64);
-# BIN_DIR   where prebuilt `kalah-dist` is, with `unit_threads` beside it
+# BIN_DIR   where prebuilt `kalah-cluster` is, with `unit_threads` beside it
 #           or in its examples/ (a machine without cargo: carry
-#           target/release/kalah-dist and target/release/examples/unit_threads,
+#           target/release/kalah-cluster and target/release/examples/unit_threads,
 #           then BIN_DIR=target/release); default: built here.
 # On fewer cores than threads the speedup says little; the node ratio
 # still measures what the parallel search adds.
@@ -47,24 +47,25 @@ if [ "$ec" = 1 ]; then
     rules=ec
     game+=(--empty-capture)
 fi
-work=${work:-target/dist/unit-threads-$pits-$seeds-$rules-k$table_seeds}
+work=${work:-target/cluster/unit-threads-$pits-$seeds-$rules-k$table_seeds}
 
 if [ -z "${BIN_DIR:-}" ]; then
-    cargo build --release --quiet -p kalah-dist --example unit_threads
+    cargo build --release --quiet -p kalah-cluster
+    cargo build --release --quiet -p kalah-lab --example unit_threads
     BIN_DIR=target/release
     units=target/release/examples/unit_threads
 else
     units=$BIN_DIR/examples/unit_threads
     [ -x "$units" ] || units=$BIN_DIR/unit_threads
 fi
-dist=$BIN_DIR/kalah-dist
+cluster=$BIN_DIR/kalah-cluster
 
-# The tables' directory, as `kalah-dist prepare` says it.
-dir=$("$dist" prepare "${game[@]}" 2>&1 | tee /dev/stderr | sed -n 's/.* ready in //p' | tail -1)
+# The tables' directory, as `kalah-cluster prepare` says it.
+dir=$("$cluster" prepare "${game[@]}" 2>&1 | tee /dev/stderr | sed -n 's/.* ready in //p' | tail -1)
 if [ -z "$dir" ]; then
     echo "bench_unit_threads.sh: no tables prepared (see above)" >&2
     exit 1
 fi
-"$dist" solve "${game[@]}" --work "$work" --unit-budget "$budget" --cut-early 2 --local \
+"$cluster" solve "${game[@]}" --work "$work" --unit-budget "$budget" --cut-early 2 --local \
     --tt-mb 256 >&2
 "$units" "$work" "$dir" "$every" "${THREADS:-1,2,4,8,16}" "${REPEAT:-3}" "${TT_MB:-64}"

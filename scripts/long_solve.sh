@@ -3,7 +3,7 @@
 #
 #   scripts/long_solve.sh start  [ec|std]   # tables, then the run in the background
 #   scripts/long_solve.sh stop   [ec|std]   # SIGTERM, wait; its records packed
-#   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-dist status)
+#   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-cluster status)
 #   scripts/long_solve.sh wait   [ec|std]   # wait for the run to end
 #   scripts/long_solve.sh finish [ec|std]   # after the last stretch: the result and its certificate
 #
@@ -12,7 +12,7 @@
 # binaries, builds the endgame tables when missing (`kalah build`, which
 # resumes), then runs
 #
-#   nice kalah-dist solve --local --threads T --pack --work DIR ...
+#   nice kalah-cluster solve --local --threads T --pack --work DIR ...
 #
 # under /usr/bin/time, in the background; its log is DIR/stretch.log.
 # `stop` sends SIGTERM: the unit in flight is abandoned, every answered
@@ -20,7 +20,7 @@
 # Each stretch appends a line to DIR/stretches.tsv: start and end (UTC),
 # wall seconds, user and system CPU seconds, peak RSS (KiB), table seeds,
 # exit status. `finish`, once a stretch has ended with the value, writes
-# results/certificate-M-N-RULES.jsonl.gz (kalah-dist certificate) and
+# results/certificate-M-N-RULES.jsonl.gz (kalah-cluster certificate) and
 # results/solve-M-N-RULES.json: the run's answer (value, perfect game,
 # nodes, units) with the stretches' CPU-hours, wall hours, count, table
 # depth and peak memory.
@@ -54,14 +54,14 @@ start)
         echo "long_solve.sh: a stretch already runs on $work (pid $pid)" >&2
         exit 1
     fi
-    cargo build --release -q -p kalah -p kalah-dist
+    cargo build --release -q -p kalah -p kalah-cluster
     mkdir -p "$work"
     "$bin/kalah" build --pits "$pits" --max-seeds "$k" "${flag[@]}" --tables "$tables"
     began=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     (
         set +e
         /usr/bin/time -f '%e %U %S %M' -o "$work/stretch.time" \
-            nice -n "${NICE:-10}" "$bin/kalah-dist" solve --local --pack --json \
+            nice -n "${NICE:-10}" "$bin/kalah-cluster" solve --local --pack --json \
             --pits "$pits" --seeds "$seeds" "${flag[@]}" --tables "$tables" --table-seeds "$k" \
             --threads "${THREADS:-2}" --tt-mb "${TT_MB:-8192}" --unit-budget "${BUDGET:-20000000}" \
             --frontier "${FRONTIER:-8}" --progress 60 --work "$work" \
@@ -84,7 +84,7 @@ stop)
     fi
     # The solver itself (its command line starts with its own path), not
     # the /usr/bin/time that waits for it and writes the stretch's times.
-    pkill -TERM -f "^[^ ]*kalah-dist solve .*--work $work" || true
+    pkill -TERM -f "^[^ ]*kalah-cluster solve .*--work $work" || true
     while kill -0 "$pid" 2>/dev/null; do sleep 1; done
     tail -3 "$work/stretch.log"
     tail -1 "$work/stretches.tsv"
@@ -93,7 +93,7 @@ wait)
     while pid=$(stretch_pid); do sleep 10; done
     ;;
 status)
-    "$bin/kalah-dist" status --work "$work" --tables "$tables"
+    "$bin/kalah-cluster" status --work "$work" --tables "$tables"
     ;;
 finish)
     if [[ ! -s $work/stretch.out ]]; then
@@ -101,7 +101,7 @@ finish)
         exit 1
     fi
     cert=results/certificate-$pits-$seeds-$rules.jsonl.gz
-    "$bin/kalah-dist" certificate --work "$work" --tables "$tables" --out "$cert"
+    "$bin/kalah-cluster" certificate --work "$work" --tables "$tables" --out "$cert"
     awk -F'\t' -v answer="$(cat "$work/stretch.out")" '
         NR == 1 { next }
         { n++; wall += $3; if ($4 != "-") { cpu += $4 + $5; timed++ } if ($6 != "-" && $6 > rss) rss = $6; k = $7 }

@@ -1,7 +1,7 @@
 //! A proof of a game's value that others can check: the facts a solve rests
 //! on, the top of the tree that combines them, and the checker.
 //!
-//! A long solve (`kalah-dist solve`) ends in facts about boards, each the
+//! A long solve (`kalah-cluster solve`) ends in facts about boards, each the
 //! verdict of one unit of work: `value(board) >= b` or `value(board) <= b`
 //! (values for the player to move, stores excluded, as
 //! [`kalah_solver::Solver::solve_board`]). A certificate lists the facts

@@ -389,8 +389,9 @@ fn cost_model_tables_come_from_the_kept_rows() {
         (per_seed, predictions)
     };
     let (ec, std) = (section("ec"), section("std"));
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md"))
-        .expect("docs/performance.md is readable");
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md"))
+            .expect("docs/performance.md is readable");
     let row = format!(
         "| nodes per seed of table depth removed (e^b) | x{:.2} | x{:.2} |",
         ec.0, std.0
@@ -464,5 +465,8 @@ fn the_programs_cost_model_is_the_scripts() {
 #[test]
 fn readme_is_a_short_guide() {
     let lines = readme().lines().count();
-    assert!(lines <= 360, "README.md has {lines} lines; keep it near 350");
+    assert!(
+        lines <= 360,
+        "README.md has {lines} lines; keep it near 350"
+    );
 }

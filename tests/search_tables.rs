@@ -41,24 +41,22 @@ fn search_without_tables_agrees_with_table_probes_on_2000_boards() {
         let small = Arc::new(
             Tables::open_with(&dir, 6, rules, Some(6), kalah::table::Check::Full).expect("open"),
         );
-        // Two and three threads with table probes, splitting nodes from 1
-        // seed above the tables, cut-nodes too (after one and two children).
-        let probing = |threads, cut_wait| {
+        // Two and three threads with table probes, splitting all-nodes
+        // from 1 seed above the tables.
+        let probing = |threads| {
             Solver::new(
                 game.clone(),
                 SearchConfig {
                     tt_mb: 32,
                     threads,
                     split_seeds: 1,
-                    cut_width: threads as u32,
-                    cut_wait,
                     ..SearchConfig::default()
                 },
                 Some(Arc::clone(&small) as Arc<dyn Probe>),
             )
             .expect("solver")
         };
-        let (two, three) = (probing(2, 1), probing(3, 2));
+        let (two, three) = (probing(2), probing(3));
         let index = Index::new(6);
         let mut rng = Rng::new(4242);
         for i in 0..2000 {

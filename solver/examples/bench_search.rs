@@ -5,11 +5,8 @@
 //! ```
 //! RULES is `ec` or `std`; each SWITCH turns one enhancement off:
 //! `no-tt-move no-ordering no-futility no-probe-cuts no-parity
-//! guess0`, or `plain`; `etc` turns ETC on, `etc-min=K` on from K seeds up;
-//! `split=K` splits nodes from K seeds above the tables (several
-//! threads), `cut-wait=K` lets an expected cut-node search K children alone
-//! before it splits, `cut-width=K` search at most K of its children at once;
-//! `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
+//! guess0`, or `plain`; `split=K` splits all-nodes from K seeds above the
+//! tables (several threads); `tt-skip=K` sets [`SearchConfig::tt_skip`]; `guess=D` sets the depth of
 //! the first-guess search; `tables=DIR` probes the endgame tables in DIR
 //! (copied into anonymous memory), `table-seeds=K` at most K seeds of them,
 //! `mapped` probes the mapped files instead; either way every tier is
@@ -62,8 +59,6 @@ fn main() -> ExitCode {
             "no-tt-move" => config.tt_move = false,
             "no-ordering" => config.ordering = false,
             "no-futility" => config.futility = false,
-            "no-etc" => config.etc = false,
-            "etc" => config.etc = true,
             "no-probe-cuts" => config.probe_cuts = false,
             "no-parity" => config.parity = false,
             "guess0" => config.guess_depth = 0,
@@ -91,13 +86,7 @@ fn main() -> ExitCode {
                     "tt-skip" => config.tt_skip = k,
                     "table-seeds" => table_seeds = Some(k),
                     "split" => config.split_seeds = k,
-                    "cut-wait" => config.cut_wait = k,
-                    "cut-width" => config.cut_width = k,
                     "guess" => config.guess_depth = k,
-                    "etc-min" => {
-                        config.etc = true;
-                        config.etc_min_seeds = k;
-                    }
                     _ => {
                         eprintln!("unknown switch '{s}'");
                         return ExitCode::from(2);

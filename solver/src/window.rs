@@ -1,5 +1,5 @@
 //! One null-window test of a board as a public call: the work unit of the
-//! distributed solve (the `kalah-dist` crate), which decides the top of the
+//! distributed solve (the `kalah-cluster` crate), which decides the top of the
 //! tree itself and hands each worker a board and a bound.
 
 use crate::board::Board;

@@ -234,47 +234,6 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "etc",
-            SearchConfig {
-                etc: true,
-                ..d.clone()
-            },
-        ),
-        (
-            "etc from 10 seeds",
-            SearchConfig {
-                etc: true,
-                etc_min_seeds: 10,
-                ..d.clone()
-            },
-        ),
-        (
-            "etc, 2 threads",
-            SearchConfig {
-                etc: true,
-                threads: 2,
-                ..d.clone()
-            },
-        ),
-        (
-            "2 threads, cut-nodes splitting after one child",
-            SearchConfig {
-                cut_width: 2,
-                cut_wait: 1,
-                threads: 2,
-                ..d.clone()
-            },
-        ),
-        (
-            "3 threads, cut-nodes splitting after three children",
-            SearchConfig {
-                cut_width: 3,
-                cut_wait: 3,
-                threads: 3,
-                ..d.clone()
-            },
-        ),
-        (
             "16 threads",
             SearchConfig {
                 threads: 16,
@@ -290,10 +249,9 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
             },
         ),
         (
-            "3 threads splitting at every node, etc",
+            "3 threads splitting at every node",
             SearchConfig {
                 split_seeds: 0,
-                etc: true,
                 threads: 3,
                 ..d.clone()
             },
@@ -344,25 +302,22 @@ fn variant_configs() -> Vec<(&'static str, SearchConfig)> {
     ]
 }
 
-/// Young brothers wait at every node, 2 and 3 threads, cut-nodes not
-/// splitting, or splitting after one or two children: many cut-offs at
-/// split points cancel sibling searches, whose partial results must never
-/// count.
+/// Young brothers wait at every all-node, 2 and 3 threads: many cut-offs
+/// at split points cancel sibling searches, whose partial results must
+/// never count.
 #[test]
 fn splitting_search_matches_memoized_negamax() {
     let mut rng = Rng::new(77);
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
         for pits in [4, 5] {
             let mut memo = HashMap::new();
-            for (threads, cut_width, cut_wait) in [(2, 1, 1), (3, 2, 1), (3, 6, 2)] {
+            for threads in [2, 3] {
                 let solver = solver(
                     pits,
                     rules,
                     SearchConfig {
                         threads,
                         split_seeds: 0,
-                        cut_width,
-                        cut_wait,
                         ..small_config()
                     },
                 );
@@ -705,13 +660,9 @@ fn interrupting_a_splitting_search_leaves_no_partial_results() {
                     trigger,
                     flag: Default::default(),
                 });
-                // Cut-nodes split too (after one child), for more cut-offs
-                // at split points.
                 let config = SearchConfig {
                     threads,
                     split_seeds: 0,
-                    cut_width: threads as u32,
-                    cut_wait: 1,
                     ..small_config()
                 };
                 let solver = Solver::new(

@@ -19,7 +19,7 @@ use kalah_solver::{Position, Probe};
 
 #[derive(Args, Debug)]
 pub struct CertifyArgs {
-    /// The certificate (`kalah-dist certificate` writes one; a finished
+    /// The certificate (`kalah-cluster certificate` writes one; a finished
     /// long solve leaves one under results/).
     pub file: PathBuf,
     /// Search again this many of its facts, chosen at random (with

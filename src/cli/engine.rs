@@ -45,7 +45,9 @@ impl TableArgs {
     }
 }
 
-/// How the search runs; the switches exist to measure each enhancement.
+/// How the search runs: threads and table size. (The switches that turn
+/// each enhancement off, to measure it, are the benchmark's:
+/// `solver/examples/bench_search.rs`.)
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
     /// Search threads. They split each MTD(f) null-window test: a node
@@ -62,19 +64,6 @@ pub struct SearchArgs {
     /// its memory costs a page fault. At most 1048576 (1 TiB).
     #[arg(long, value_name = "MIB", value_parser = usize_in(1..=1 << 20))]
     pub tt_mb: Option<usize>,
-    /// Turn off move ordering (houses are tried left to right).
-    #[arg(long)]
-    pub no_ordering: bool,
-    /// Turn off trying the transposition table's best move first.
-    #[arg(long)]
-    pub no_tt_move: bool,
-    /// Turn on the enhanced transposition cut-off (looks up every child
-    /// first: fewer nodes, but more time a node; off by default).
-    #[arg(long)]
-    pub etc: bool,
-    /// Turn off futility cut-offs from the seed bounds.
-    #[arg(long)]
-    pub no_futility: bool,
 }
 
 fn default_threads() -> usize {
@@ -116,10 +105,6 @@ impl SearchArgs {
         SearchConfig {
             tt_mb: self.tt_mb.unwrap_or(default_tt_mb).max(1),
             threads: self.threads(),
-            tt_move: !self.no_tt_move,
-            ordering: !self.no_ordering,
-            etc: self.etc,
-            futility: !self.no_futility,
             ..SearchConfig::default()
         }
     }

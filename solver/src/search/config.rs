@@ -17,20 +17,14 @@ pub struct SearchConfig {
     /// Cut off when the seeds on the board cannot reach the window, and on
     /// children whose worst case (gain minus all seeds left) reaches beta.
     pub futility: bool,
-    /// Enhanced transposition cut-off: look every child up in the table (and
-    /// the endgame tables) before searching any of them. Off by default:
-    /// it saves 15-20% of the nodes but costs 20-30% more time (Kalah(5,4)
-    /// and (6,3), 256 MiB table), each look-up costing about a node.
-    pub etc: bool,
     /// Before searching any child, look up every child the endgame tables
     /// cover (or whose game is over): one that reaches beta cuts the node,
-    /// and the others are not searched again. The cheap part of ETC: the
+    /// and the others are not searched again. The cheap part of an enhanced
+    /// transposition cut-off (ETC, every child looked up in the
+    /// transposition table too), which saved 15-20 % of the nodes but cost
+    /// 20-30 % more time and was removed (lab/journal/search.md): these
     /// entries were prefetched and are read once either way.
     pub probe_cuts: bool,
-    /// Enhanced transposition cut-offs only at boards with at least this
-    /// many seeds: near the leaves the extra table look-ups cost more than
-    /// the nodes they save.
-    pub etc_min_seeds: u32,
     /// Ask the [`Probe`](crate::Probe), when one is given, for boards with
     /// at most its number of seeds.
     pub probes: bool,
@@ -40,32 +34,22 @@ pub struct SearchConfig {
     /// searching them again.
     pub tt_skip: u32,
     /// With several threads, the fewest seeds above the endgame tables
-    /// (above 0 without) of a node that splits: once its first child did
-    /// not cut it off, it hands the others out in order to the threads
+    /// (above 0 without) of an all-node that splits: once its first child
+    /// did not cut it off, it hands the others out in order to the threads
     /// that are free (young brothers wait; a cut-off cancels the rest).
     /// Smaller subtrees cost less than handing them to another thread.
+    /// Cut-nodes (the search expects them to fail high: the test's root
+    /// when it is expected to, then every other level below, extra turns
+    /// not counting) never split: the children searched beside the one
+    /// that cuts would be wasted (measured: lab/journal/search.md,
+    /// "Search threads").
     pub split_seeds: u32,
-    /// With several threads, how many children of a cut-node that splits
-    /// are searched at once; 1 (the default): cut-nodes never split, only
-    /// all-nodes do. A cut-node is one the search expects to fail high (the
-    /// test's root when it is expected to, then every other level below,
-    /// extra turns not counting): one child should cut it off,
-    /// and the children searched beside that one are wasted (measurements:
-    /// lab/journal/search.md, "Search threads").
-    pub cut_width: u32,
-    /// With [`SearchConfig::cut_width`] above 1, how many children a
-    /// cut-node searches alone before it splits (an all-node: one). At a
-    /// cut-node whose first child failed, the second often cuts.
-    pub cut_wait: u32,
     /// Let MTD(f) step by two when the rules fix the parity of values.
     pub parity: bool,
     /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
     /// first guess; 0 guesses 0.
     pub guess_depth: u32,
 }
-
-/// Default of [`SearchConfig::etc_min_seeds`].
-pub const ETC_MIN_SEEDS: u32 = 0;
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
@@ -75,14 +59,10 @@ impl Default for SearchConfig {
             tt_move: true,
             ordering: true,
             futility: true,
-            etc: false,
             probe_cuts: true,
-            etc_min_seeds: ETC_MIN_SEEDS,
             probes: true,
             tt_skip: 2,
             split_seeds: 10,
-            cut_width: 1,
-            cut_wait: 2,
             parity: true,
             guess_depth: 8,
         }
@@ -96,7 +76,6 @@ impl SearchConfig {
             tt_move: false,
             ordering: false,
             futility: false,
-            etc: false,
             probe_cuts: false,
             probes: false,
             tt_skip: 0,

@@ -27,7 +27,7 @@
 
 pub mod analysis;
 pub mod config;
-pub mod gate;
+pub mod hook;
 mod negamax;
 pub mod ordering;
 pub mod share;
@@ -38,7 +38,7 @@ pub use analysis::{
     Analysis, AnalysisError, MoveValue, PieAnalysis, PvMove, Solution, TurnAnalysis, TurnValue,
 };
 pub use config::SearchConfig;
-pub use gate::{GateStop, NodeGate};
+pub use hook::NodeHook;
 pub use share::{Published, Publisher};
 pub use solver::{Interrupted, SearchStats, Solver, SolverError};
 pub use tt::{Bound, TranspositionTable, TtEntry};

@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use super::config::SearchConfig;
-use super::gate::NodeGate;
+use super::hook::NodeHook;
 use super::ordering::{Child, Children};
 use super::share::{Published, Publisher};
-use super::tt::{Bound, TranspositionTable, NO_LOWER, NO_UPPER};
+use super::tt::{Bound, TranspositionTable};
 use crate::board::{Board, Game};
 use crate::index::Index;
 use crate::Probe;
@@ -49,8 +49,8 @@ pub(crate) struct Shared<'a> {
     pub tt_min_seeds: u32,
     /// The user's interruption.
     pub stop: &'a AtomicBool,
-    /// A node limit to wait at, looked at with the stop flag.
-    pub gate: Option<&'a NodeGate>,
+    /// Called with the node count at each look at the stop flag.
+    pub hook: Option<&'a dyn NodeHook>,
     /// Nodes visited, all workers together: each adds its count at every
     /// look at the stop flags and when it ends, so that the count grows
     /// during a long test.
@@ -185,9 +185,8 @@ impl<'a, 's> Worker<'a, 's> {
     /// `cut` says whether the node is expected to fail high (a cut-node of
     /// the minimal tree: one child should reach `beta`) rather than low (an
     /// all-node: every child must be searched). Only the threads use it: an
-    /// all-node splits after its first child, a cut-node only as
-    /// [`SearchConfig::cut_width`] allows (by default never), since the
-    /// children searched beside the one that cuts are wasted.
+    /// all-node splits after its first child, a cut-node never, since the
+    /// children searched beside the one that cuts would be wasted.
     ///
     /// After an abort (see [`Worker::aborted`]) the result is meaningless.
     pub fn search(&mut self, board: Board, alpha: i32, beta: i32, cut: bool) -> i32 {
@@ -198,8 +197,8 @@ impl<'a, 's> Worker<'a, 's> {
         self.ticks += 1;
         if self.ticks & STOP_CHECK_MASK == 0 {
             let nodes = sh.nodes.fetch_add(STOP_CHECK_MASK + 1, Relaxed) + STOP_CHECK_MASK + 1;
-            if let Some(gate) = sh.gate {
-                gate.pass(nodes);
+            if let Some(hook) = sh.hook {
+                hook.reached(nodes);
             }
             if sh.stop.load(Relaxed) || self.split.is_some_and(SplitPoint::cancelled) {
                 self.aborted = true;
@@ -271,9 +270,8 @@ impl<'a, 's> Worker<'a, 's> {
                 sh.tt.prefetch(sh.index.key(child));
             }
         }
-        if cfg.futility || cfg.etc || cfg.probe_cuts {
-            let etc = cfg.etc && seeds >= cfg.etc_min_seeds;
-            if let Some(cut) = self.cut_before_search(&mut kids, beta, etc) {
+        if cfg.futility || cfg.probe_cuts {
+            if let Some(cut) = self.cut_before_search(&mut kids, beta) {
                 if let Some(k) = key {
                     sh.tt.store(k, cut.0, Bound::Lower, Some(cut.1), 0);
                 }
@@ -289,11 +287,11 @@ impl<'a, 's> Worker<'a, 's> {
         let kids = kids.as_slice();
         // Young brothers wait: the children searched alone before the
         // others go in parallel (all of them when fewer than two would be
-        // left: handing out one child gains nothing).
-        let mut alone = if seeds < sh.split_seeds || cut && cfg.cut_width <= 1 {
+        // left: handing out one child gains nothing). A cut-node never
+        // splits: the children searched beside the one that cuts it off
+        // would be wasted.
+        let mut alone = if seeds < sh.split_seeds || cut {
             kids.len()
-        } else if cut {
-            cfg.cut_wait.max(1) as usize
         } else {
             1
         };
@@ -317,7 +315,7 @@ impl<'a, 's> Worker<'a, 's> {
             }
         }
         if alpha < beta && alone < kids.len() {
-            let share = self.split_rest(&kids[alone..], alpha, beta, cut);
+            let share = self.split_rest(&kids[alone..], alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -365,17 +363,16 @@ impl<'a, 's> Worker<'a, 's> {
         }
     }
 
-    /// Searches `kids` in parallel, each with the window `(alpha, beta)`
-    /// and `cut` the node's kind: this thread and helper tasks (rayon, so
-    /// only threads with nothing else to do join; one a child, or
-    /// [`SearchConfig::cut_width`] in all at a cut-node) take the children
-    /// one at a time in order, so that with few free threads the likeliest
-    /// cut-off is searched first; the first to reach `beta` cancels the
-    /// others.
+    /// Searches `kids` of an all-node in parallel, each with the window
+    /// `(alpha, beta)`: this thread and helper tasks (rayon, so only
+    /// threads with nothing else to do join; one a child) take the
+    /// children one at a time in order, so that with few free threads the
+    /// likeliest cut-off is searched first; the first to reach `beta`
+    /// cancels the others.
     /// Their best (fail-soft, as if searched in turn without raising
     /// alpha), with `self.aborted` set when a search gave up for another
     /// reason than that cut-off.
-    fn split_rest(&mut self, kids: &[Child], alpha: i32, beta: i32, cut: bool) -> Share {
+    fn split_rest(&mut self, kids: &[Child], alpha: i32, beta: i32) -> Share {
         let sp = SplitPoint {
             cut: AtomicBool::new(false),
             parent: self.split,
@@ -396,7 +393,7 @@ impl<'a, 's> Worker<'a, 's> {
                 }
                 let kid = &kids[i];
                 let mut w = Worker::new(sh, Some(&sp));
-                let v = w.child_value(kid, alpha, beta, cut);
+                let v = w.child_value(kid, alpha, beta, false);
                 w.finish();
                 if !w.aborted && v >= beta {
                     sp.cut.store(true, Relaxed);
@@ -411,15 +408,8 @@ impl<'a, 's> Worker<'a, 's> {
             }
             found.lock().unwrap_or_else(|e| e.into_inner()).join(share);
         };
-        // At a cut-node the later children are likelier to be wasted: only
-        // so many search at once.
-        let width = if cut {
-            (sh.config.cut_width.max(1) as usize).min(kids.len())
-        } else {
-            kids.len()
-        };
         rayon::scope(|s| {
-            for _ in 1..width {
+            for _ in 1..kids.len() {
                 s.spawn(|_| take_children());
             }
             take_children();
@@ -440,12 +430,7 @@ impl<'a, 's> Worker<'a, 's> {
     /// table, seeds left) well enough to reach `beta` cuts the node at once.
     /// Returns the cut's value (a lower bound of the node) and house.
     #[inline]
-    fn cut_before_search(
-        &mut self,
-        kids: &mut Children,
-        beta: i32,
-        etc: bool,
-    ) -> Option<(i32, u8)> {
+    fn cut_before_search(&mut self, kids: &mut Children, beta: i32) -> Option<(i32, u8)> {
         let sh = self.sh;
         let cfg = sh.config;
         for kid in kids.as_mut_slice() {
@@ -458,7 +443,7 @@ impl<'a, 's> Worker<'a, 's> {
                 return Some((gain - child_seeds as i32, kid.house));
             }
             let in_tables = child_seeds <= sh.probe_seeds;
-            if !(etc || cfg.probe_cuts && in_tables) {
+            if !(cfg.probe_cuts && in_tables) {
                 continue;
             }
             let known = match sh.game.terminal_value(child) {
@@ -475,19 +460,6 @@ impl<'a, 's> Worker<'a, 's> {
                 };
                 if v >= beta {
                     return Some((v, kid.house));
-                }
-                continue;
-            }
-            if etc && sh.uses_tt(child_seeds) {
-                if let Some(e) = sh.tt.load(sh.index.key(child)) {
-                    let lower = if kid.sown.extra_turn {
-                        (e.lower != NO_LOWER).then(|| gain + e.lower)
-                    } else {
-                        (e.upper != NO_UPPER).then(|| gain - e.upper)
-                    };
-                    if let Some(v) = lower.filter(|&v| v >= beta) {
-                        return Some((v, kid.house));
-                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! The solver: MTD(f) over null-window tests, each run by one thread or by
 //! several splitting its nodes (young brothers wait, see
-//! [`SearchConfig::split_seeds`] and [`SearchConfig::cut_width`]).
+//! [`SearchConfig::split_seeds`]).
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
-use super::gate::NodeGate;
+use super::hook::NodeHook;
 use super::negamax::{guess, Shared, Worker};
 use super::share::{Published, Publisher};
 use super::tt::{TranspositionTable, TtEntry};
@@ -181,8 +181,9 @@ pub struct Solver {
     probe: Option<Arc<dyn Probe>>,
     pool: Option<rayon::ThreadPool>,
     stop: StopFlag,
-    /// A node limit the search waits at ([`Solver::set_gate`]).
-    gate: Option<Arc<NodeGate>>,
+    /// Called with the node count at each look at the stop flag
+    /// ([`Solver::set_node_hook`]).
+    hook: Option<Arc<dyn NodeHook>>,
     /// Where entries of much work go for other tables
     /// ([`Solver::set_publisher`]).
     publisher: Option<Arc<Publisher>>,
@@ -221,7 +222,7 @@ impl Solver {
     /// A solver like [`Solver::new`]'s whose transposition table is `tt`,
     /// which other solvers may use at the same time (`config.tt_mb` is not
     /// read): one table for several searches of one machine, each with its
-    /// own counters, stop flag and gate. Sharing never makes an answer
+    /// own counters, stop flag and node hook. Sharing never makes an answer
     /// wrong: every entry is a bound of an exact value, whichever search
     /// stored it. Each search's start begins a new table generation
     /// ([`TranspositionTable::new_generation`]), so the other searches'
@@ -257,7 +258,7 @@ impl Solver {
             probe,
             pool,
             stop: StopFlag::Owned(Arc::new(AtomicBool::new(false))),
-            gate: None,
+            hook: None,
             publisher: None,
             nodes: AtomicU64::new(0),
             probe_hits: AtomicU64::new(0),
@@ -301,12 +302,12 @@ impl Solver {
         self.stop = StopFlag::Static(flag);
     }
 
-    /// Makes every search of this solver wait at `gate`'s node limit
+    /// Makes every search of this solver call `hook` with its node count
     /// (counted as [`SearchStats::nodes`], so from the last
-    /// [`Solver::reset_stats`]). A search stopped through its stop flag
-    /// while it waits returns once the gate is released.
-    pub fn set_gate(&mut self, gate: Arc<NodeGate>) {
-        self.gate = Some(gate);
+    /// [`Solver::reset_stats`]) at each look at its stop flag (see
+    /// [`NodeHook`]).
+    pub fn set_node_hook(&mut self, hook: Arc<dyn NodeHook>) {
+        self.hook = Some(hook);
     }
 
     /// Makes every search of this solver copy the entries it stores with
@@ -439,7 +440,7 @@ impl Solver {
             key_seeds: self.index.key_seeds(),
             tt_min_seeds: probe.map_or(0, |p| p.max_seeds() + 1) + self.config.tt_skip,
             stop: self.stop.get(),
-            gate: self.gate.as_deref(),
+            hook: self.hook.as_deref(),
             nodes: &self.nodes,
             publish: self.publisher.as_deref(),
             split_seeds: if self.pool.is_some() {

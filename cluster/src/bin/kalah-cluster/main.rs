@@ -1,0 +1,84 @@
+//! `kalah-cluster`: one exact solve spread over MPI ranks (rank 0
+//! coordinates, the others answer units), its table preparation, status,
+//! records and certificate, and the engine's dispatch measurement. The
+//! replays of recorded runs are the laboratory's (`kalah-lab simulate`).
+//!
+//! This file parses and dispatches; each command's flags are in
+//! [`args`], its work in [`solve`], [`records`] and [`ping`].
+
+mod args;
+mod ping;
+mod records;
+mod solve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kalah::cli::CliError;
+
+use args::{CertificateArgs, GameSpec, PackArgs, PingArgs, SolveArgs, StatusArgs};
+
+/// One exact Kalah solve spread over many processes: run `solve` under
+/// `mpirun -n W+1` (or Slurm's `srun`); rank 0 holds the top of the tree
+/// and its state in the work directory, ranks 1..W answer units.
+/// scripts/cluster-local.sh does all of it on one machine.
+#[derive(Parser, Debug)]
+#[command(name = "kalah-cluster", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Open (and build when missing) the endgame tables a solve will use,
+    /// before the ranks start: run once, on one machine of the cluster.
+    Prepare(GameSpec),
+    /// Solve Kalah(M,N) from the start: every rank runs this command.
+    /// Killed, the same command resumes from the work directory.
+    Solve(SolveArgs),
+    /// Where the run in a work directory stands, without running it: the
+    /// game, the root's bounds so far, units and nodes recorded, CPU
+    /// time, whether a process runs on it now.
+    Status(StatusArgs),
+    /// Pack the loose records of a work directory (units/,
+    /// cancelled.jsonl) into its next sealed segment (segments/NNNNNN.jsonl.gz):
+    /// one small file to commit at the end of a stretch of a long run.
+    Pack(PackArgs),
+    /// Write the certificate of the run in a work directory: the facts its
+    /// records establish, the top of the tree above them, and the bounds
+    /// on the value they prove (the value and a perfect game once solved).
+    /// `kalah certify FILE` checks it.
+    Certificate(CertificateArgs),
+    /// Measure the engine: round trips of empty units through MPI.
+    Ping(PingArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    kalah::interrupt::install();
+    let result = match cli.command {
+        Command::Prepare(g) => solve::prepare(&g),
+        Command::Solve(a) => solve::solve(&a),
+        Command::Status(a) => records::status(&a),
+        Command::Pack(a) => records::pack(&a),
+        Command::Certificate(a) => records::write_certificate(&a),
+        Command::Ping(a) => ping::ping(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kalah-cluster: {e}");
+            ExitCode::from(if matches!(e, CliError::Input(_)) {
+                2
+            } else {
+                1
+            })
+        }
+    }
+}
+
+/// A failure that is not the user's input (exit code 1).
+pub(crate) fn failure(e: impl std::fmt::Display) -> CliError {
+    CliError::Failure(e.to_string())
+}
