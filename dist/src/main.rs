@@ -781,6 +781,7 @@ impl Replayed {
             tables,
             table_seeds: Some(id.table_seeds),
             no_tables: id.table_seeds == 0,
+            no_book: true,
         };
         let (tables, _) =
             kalah::service::setup::open_present(&table_args.policy(), id.pits, rules, false)
@@ -1023,6 +1024,7 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
             tables: a.tables.tables.clone(),
             table_seeds: Some(config.identity.table_seeds),
             no_tables: config.identity.table_seeds == 0,
+            no_book: true,
         },
     };
     let tables = tables_of(&spec, false)?;

@@ -21,6 +21,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
+pub mod book;
 pub mod index;
 pub mod notation;
 pub mod perft;

@@ -193,8 +193,9 @@ pub fn children_consistent(probe: &dyn Probe, game: &Game, position: &Position) 
 }
 
 /// A perfect game from `position` to its end, from the tables: at each step
-/// the lowest house that keeps the value. `None` when the position is
-/// outside the tables.
+/// the lowest house whose position the prober knows that keeps the value.
+/// `None` when the position is outside the tables, or a step has no such
+/// house.
 pub fn principal_variation(
     probe: &dyn Probe,
     game: &Game,
@@ -209,7 +210,12 @@ pub fn principal_variation(
         for house in pos.legal_moves(game.rules()) {
             let mut next = pos;
             let played = next.play(game, house).ok()?;
-            let v = position_value(probe, game, &next)?;
+            // A prober that holds some boards only (a book in front of the
+            // tables) may not know every move: one that keeps the value is
+            // enough to go on.
+            let Some(v) = position_value(probe, game, &next) else {
+                continue;
+            };
             let v = if next.to_move() == side { v } else { -v };
             if v == value {
                 chosen = Some((house, played.extra_turn, next));

@@ -36,6 +36,11 @@ pub struct TableArgs {
     /// Search without endgame tables.
     #[arg(long, conflicts_with = "table_seeds")]
     pub no_tables: bool,
+    /// Neither read nor build the opening book (the exact values of every
+    /// position of a game's first sowings, kept beside the tables; see
+    /// `kalah book build --help`): the opening is searched.
+    #[arg(long)]
+    pub no_book: bool,
 }
 
 impl TableArgs {
@@ -134,6 +139,7 @@ impl TableArgs {
             dir: dir.path,
             table_seeds: self.table_seeds,
             no_tables: self.no_tables,
+            no_book: self.no_book,
         }
     }
 }

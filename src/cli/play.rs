@@ -59,6 +59,7 @@ pub struct PlayArgs {
 pub(super) struct Oracle {
     game: Game,
     pub(super) tables: Option<std::sync::Arc<kalah_solver::table::Tables>>,
+    book: Option<std::sync::Arc<kalah_solver::book::Book>>,
     solver: Solver,
 }
 
@@ -76,11 +77,14 @@ impl Oracle {
         search: &SearchArgs,
     ) -> Result<Oracle, CliError> {
         let total = start.total_seeds();
-        let tables = prepare_tables(tables, start.pits(), game.rules(), total, true)?;
+        let table_args = tables;
+        let tables = prepare_tables(table_args, start.pits(), game.rules(), total, true)?;
+        let book = super::book::for_game(table_args, search, game, total, tables.clone())?;
         let solver = make_solver_for(game.clone(), total, true, search, tables.clone())?;
         Ok(Oracle {
             game: game.clone(),
             tables,
+            book,
             solver,
         })
     }
@@ -92,9 +96,14 @@ impl Oracle {
             "valuing every move",
             || self.solver.stats().nodes,
             || {
-                answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
-                    by_search(&self.solver, p)
-                })
+                answer_position(
+                    &self.game,
+                    self.tables.as_deref(),
+                    self.book.as_deref(),
+                    pos,
+                    false,
+                    |p| by_search(&self.solver, p),
+                )
                 .map_err(CliError::from)
             },
         )

@@ -113,7 +113,13 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     let game = Game::new(pos.pits(), rules);
-    let (tables, note) = open_present(&args.tables.policy(), pos.pits(), rules, false)?;
+    let policy = args.tables.policy();
+    let (tables, note) = open_present(&policy, pos.pits(), rules, false)?;
+    let book = if policy.no_book {
+        None
+    } else {
+        crate::service::book::open(&policy.dir, pos.pits(), rules, pos.total_seeds())?
+    };
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
         super::progress::note(n);
@@ -121,6 +127,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let answer = answer_one(
         &game,
         tables.as_ref(),
+        book.as_deref(),
         &pos,
         &args.budget(),
         args.detail(),

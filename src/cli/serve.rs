@@ -147,6 +147,12 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
                 rules.slug()
             )?;
         }
+        for (pits, rules, seeds, boards, depth) in catalog.books() {
+            outln!(
+                "opening book: Kalah({pits},{seeds}) {}, {boards} boards, {depth} plies, from {dir}",
+                rules.slug()
+            )?;
+        }
         super::output::flush()?;
         Ok(())
     })?;

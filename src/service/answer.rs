@@ -15,6 +15,8 @@ use serde::Serialize;
 pub enum Source {
     /// The endgame tables: one probe a move.
     Table,
+    /// The opening book (with the tables under it): one lookup a move.
+    Book,
     /// A search (with table probes below it).
     Search,
     /// The game is over: the score after the end rule.
@@ -26,6 +28,7 @@ impl Source {
     pub fn name(self) -> &'static str {
         match self {
             Source::Table => "table",
+            Source::Book => "book",
             Source::Search => "search",
             Source::Finished => "finished",
         }
