@@ -55,6 +55,12 @@ pub struct ServeArgs {
     /// is then 503 saying so. Answers from the tables are not limited.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     pub time_limit: f64,
+    /// Boards whose values the searches found are kept, at most N (the
+    /// least used go first; about 40 bytes each): a position asked again,
+    /// or one a move of it leads to, is answered at once ("source":
+    /// "kept"). 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = usize_in(0..=1 << 32))]
+    pub keep_answers: usize,
     /// Each search's transposition table, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = usize_in(1..=1 << 16))]
     pub tt_mb: usize,
@@ -133,6 +139,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .http_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         limits,
+        keep_answers: args.keep_answers,
     };
     let dir = config.tables.dir.display().to_string();
     serve::serve(&config, &Stderr, |addr, catalog| {

@@ -170,21 +170,27 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
         for &house in turn {
             let answer = match without_search(&game, tables, book, &pos, Detail::FULL) {
                 Ok(Some(a)) => a,
-                Ok(None) => match server
-                    .searches
-                    .search(game.clone(), entry.tables.clone(), pos)
-                    .await
-                {
-                    Ok(a) => a,
-                    Err(refusal) if answers.is_empty() => return refused(&refusal),
-                    Err(refusal) => {
-                        stopped = Some(format!(
-                            "no value for turn {} (house {house}, position {pos}): {}",
-                            t + 1,
-                            refusal.reason()
-                        ));
-                        break 'line;
-                    }
+                Ok(None) => match server.kept.answer(&game, tables, book, &pos) {
+                    Some(a) => a,
+                    None => match server
+                        .searches
+                        .search(game.clone(), entry.tables.clone(), pos)
+                        .await
+                    {
+                        Ok(a) => {
+                            server.kept.learn(&game, &a);
+                            a
+                        }
+                        Err(refusal) if answers.is_empty() => return refused(&refusal),
+                        Err(refusal) => {
+                            stopped = Some(format!(
+                                "no value for turn {} (house {house}, position {pos}): {}",
+                                t + 1,
+                                refusal.reason()
+                            ));
+                            break 'line;
+                        }
+                    },
                 },
                 Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
             };
@@ -247,12 +253,21 @@ async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
     let answer = match known {
         Ok(Some(a)) => a,
         Ok(None) => match server
-            .searches
-            .search(game, entry.tables.clone(), pos)
-            .await
+            .kept
+            .answer(&game, entry.tables.as_deref(), book, &pos)
         {
-            Ok(a) => a,
-            Err(refusal) => return refused(&refusal),
+            Some(a) => a,
+            None => match server
+                .searches
+                .search(game.clone(), entry.tables.clone(), pos)
+                .await
+            {
+                Ok(a) => {
+                    server.kept.learn(&game, &a);
+                    a
+                }
+                Err(refusal) => return refused(&refusal),
+            },
         },
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };

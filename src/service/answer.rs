@@ -17,6 +17,8 @@ pub enum Source {
     Table,
     /// The opening book (with the tables under it): one lookup a move.
     Book,
+    /// The values `kalah serve` kept from its earlier searches.
+    Kept,
     /// A search (with table probes below it).
     Search,
     /// The game is over: the score after the end rule.
@@ -29,6 +31,7 @@ impl Source {
         match self {
             Source::Table => "table",
             Source::Book => "book",
+            Source::Kept => "kept",
             Source::Search => "search",
             Source::Finished => "finished",
         }

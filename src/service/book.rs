@@ -20,13 +20,12 @@ use std::time::Instant;
 use kalah_solver::book::format::{self, Expect};
 use kalah_solver::book::progress::{self, Progress};
 use kalah_solver::book::{tree, Book, BookError, WithBook};
-use kalah_solver::query;
 use kalah_solver::search::{AnalysisError, SearchConfig};
 use kalah_solver::table::Tables;
 use kalah_solver::{Board, Game, Position, Probe, Rules, Setup, Side};
 
 use super::answer::{Answer, Detail, Source};
-use super::position::inconsistent;
+use super::position::{from_probe, inconsistent, Contradiction};
 use super::setup::{new_solver, StopBy};
 use super::{Error, Observer};
 
@@ -98,46 +97,17 @@ pub fn answer(
     if book.pits() != pos.pits() || book.rules() != game.rules() {
         return Ok(None);
     }
-    let t = Instant::now();
     let probe = WithBook {
         book,
         tables: tables.map(|t| t as &dyn Probe),
     };
-    let Some(mut a) = query::answer(&probe, game, pos) else {
-        return Ok(None);
-    };
-    let pv = if detail.pv {
-        match query::principal_variation(&probe, game, pos) {
-            Some(pv) => Some(pv),
-            None => return Ok(None),
-        }
-    } else {
-        None
-    };
-    if !a.consistent() || !query::children_consistent(&probe, game, pos) {
-        return Err(match tables {
-            Some(t) if pos.board().seeds() <= t.max_seeds() => inconsistent(t, pos),
-            _ => Error::Failure(format!(
-                "opening book {} contradicts itself at {pos}: the file was changed after it was checked; build it again with `kalah book build`",
-                book.path().display()
-            )),
-        });
-    }
-    if !detail.moves {
-        a.moves.clear();
-        a.best.clear();
-    }
-    Ok(Some(Answer {
-        position: *pos,
-        value: a.value,
-        moves: a.moves,
-        best: a.best,
-        value_only: !detail.moves,
-        pv,
-        source: Source::Book,
-        nodes: 0,
-        ms: t.elapsed().as_secs_f64() * 1e3,
-    }))
+    from_probe(&probe, game, pos, detail, Source::Book).map_err(|Contradiction| match tables {
+        Some(t) if pos.board().seeds() <= t.max_seeds() => inconsistent(t, pos),
+        _ => Error::Failure(format!(
+            "opening book {} contradicts itself at {pos}: the file was changed after it was checked; build it again with `kalah book build`",
+            book.path().display()
+        )),
+    })
 }
 
 /// What to build.

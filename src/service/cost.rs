@@ -19,6 +19,11 @@
 
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
+/// The search speed a warning assumes for each thread: Kalah(6,5) over
+/// 24-seed tables searched 3.9 to 4.1 M nodes/s on 2 cores (docs/speed.md,
+/// the first table), about 2 M a thread.
+pub const NODES_PER_SECOND_A_THREAD: f64 = 2.0e6;
+
 /// The fitted coefficients `(a, b, c)` of one rule set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fit {

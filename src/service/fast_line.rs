@@ -181,6 +181,7 @@ fn write_line(out: &mut Cursor<'_>, line: &AnswerLine<'_>) -> bool {
     match line.source {
         Source::Table => out.extend_from_slice(b",\"source\":\"table\",\"nodes\":"),
         Source::Book => out.extend_from_slice(b",\"source\":\"book\",\"nodes\":"),
+        Source::Kept => out.extend_from_slice(b",\"source\":\"kept\",\"nodes\":"),
         Source::Search => out.extend_from_slice(b",\"source\":\"search\",\"nodes\":"),
         Source::Finished => out.extend_from_slice(b",\"source\":\"finished\",\"nodes\":"),
     }

@@ -126,6 +126,58 @@ pub fn inconsistent(tables: &Tables, pos: &Position) -> Error {
     ))
 }
 
+/// Values that contradict themselves at a position: its value is not the
+/// best of its moves', or a child's is not the best of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contradiction;
+
+/// The answer for `pos` from `probe`, a prober that holds some boards
+/// above the tables (a book, the answers a server kept, with the tables
+/// under them), reported as from `source`: `Ok(None)` when it does not
+/// hold the position and each of its moves (and, with [`Detail::pv`], a
+/// perfect game it can follow to the end). Checked as a table answer is.
+///
+/// # Errors
+/// [`Contradiction`]: values that contradict themselves at `pos`.
+pub fn from_probe(
+    probe: &dyn Probe,
+    game: &Game,
+    pos: &Position,
+    detail: Detail,
+    source: Source,
+) -> Result<Option<Answer>, Contradiction> {
+    let t = Instant::now();
+    let Some(mut a) = query::answer(probe, game, pos) else {
+        return Ok(None);
+    };
+    let pv = if detail.pv {
+        match query::principal_variation(probe, game, pos) {
+            Some(pv) => Some(pv),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    if !a.consistent() || !query::children_consistent(probe, game, pos) {
+        return Err(Contradiction);
+    }
+    if !detail.moves {
+        a.moves.clear();
+        a.best.clear();
+    }
+    Ok(Some(Answer {
+        position: *pos,
+        value: a.value,
+        moves: a.moves,
+        best: a.best,
+        value_only: !detail.moves,
+        pv,
+        source,
+        nodes: 0,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+    }))
+}
+
 pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     let rules = game.rules();
     let score = pos.final_score(rules)?;
