@@ -199,3 +199,73 @@ fn a_damaged_book_is_refused_and_built_again() {
     assert_eq!(again["value"], good["value"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The default games' books (Kalah(6,3) to (6,5), both rules, as
+/// `kalah book build` writes them over the default tables): 1,000 entries
+/// of each against `kalah query` without the book, and every position of
+/// the first four sowings answered from the book within 50 ms. Slow (the
+/// queries search; a missing book is built first, hours for (6,5)):
+/// `KALAH_BOOK_CHECK_TABLES=DIR` names the table directory (default: the
+/// default one), `KALAH_BOOK_CHECK_GAMES="3:std 3:ec"` the games (default
+/// all six).
+#[test]
+#[ignore]
+fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
+    let dir = std::env::var("KALAH_BOOK_CHECK_TABLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tables"))
+        });
+    let games = std::env::var("KALAH_BOOK_CHECK_GAMES")
+        .unwrap_or_else(|_| "3:std 3:ec 4:std 4:ec 5:std 5:ec".into());
+    for game in games.split_whitespace() {
+        let (seeds, slug) = game.split_once(':').expect("seeds:rules");
+        let rules = Rules::from_slug(slug).expect("std or ec");
+        let mut args = vec![
+            "book",
+            "build",
+            "--pits",
+            "6",
+            "--seeds",
+            seeds,
+            "--tables",
+            path(&dir),
+        ];
+        args.extend(rule_flags(rules));
+        let n: usize = seeds.parse().unwrap();
+        if Book::open(&dir, 6, rules, n).is_err() {
+            ok(&kalah(&args));
+        }
+        let book = Book::open(&dir, 6, rules, n).expect("book");
+        let entries: Vec<(Board, i32)> = book.entries().collect();
+        let stride = (entries.len() / 1000).max(1);
+        let sample: Vec<(Board, i32)> =
+            entries.iter().step_by(stride).take(1000).copied().collect();
+        let texts: Vec<String> = sample.iter().map(|(b, _)| board_text(6, *b)).collect();
+        let answers = batch(&dir, rules, &texts, &["--no-book", "--value-only"]);
+        for ((board, value), a) in sample.iter().zip(&answers) {
+            assert_eq!(a["value"], *value, "Kalah(6,{seeds}) {slug} {board:?}: {a}");
+        }
+        let positions: Vec<String> = opening(6, n, rules, book.depth())
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        let answers = batch(&dir, rules, &positions, &[]);
+        let slowest = answers
+            .iter()
+            .map(|a| a["ms"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        for a in &answers {
+            let source = a["source"].as_str().unwrap();
+            assert!(["book", "table", "finished"].contains(&source), "{a}");
+            assert!(a["ms"].as_f64().unwrap() < 50.0, "{a}");
+        }
+        println!(
+            "Kalah(6,{seeds}) {slug}: {} entries, {} sampled agree with query; {} positions of the first {} sowings from the book, slowest {slowest:.3} ms",
+            entries.len(),
+            sample.len(),
+            positions.len(),
+            book.depth()
+        );
+    }
+}

@@ -255,6 +255,10 @@ pub fn build(
         });
         nodes = solver.stats().nodes;
         if let Some(e) = failure {
+            // A search stopped by Ctrl-C: say what is kept and how to go on.
+            if crate::interrupt::requested() {
+                return Err(interrupted(searched, &todo, &partial));
+            }
             return Err(e);
         }
         if searched < todo.len() {
