@@ -269,3 +269,28 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         );
     }
 }
+
+/// A game of more than 127 seeds is refused (exit 2, naming the game and
+/// why) before any table is built for it.
+#[test]
+fn a_game_too_large_for_a_book_is_refused_at_once() {
+    let dir = temp_dir("book-large");
+    let out = kalah(&[
+        "book",
+        "build",
+        "--pits",
+        "6",
+        "--seeds",
+        "11",
+        "--tables",
+        path(&dir),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Kalah(6,11): 132 seeds; a book holds games of at most 127"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -100,6 +100,8 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
     let size = args.game.size()?;
     let (pits, seeds) = (size.pits(), size.seeds());
     let rules = args.rules.rules();
+    // Refused before any table is built for it.
+    book::check_size(pits, seeds)?;
     let total = (2 * pits * seeds) as u32;
     let tables = prepare_tables(&args.tables, pits, rules, total, true)?;
     let dir = args.tables.dir();

@@ -110,6 +110,22 @@ pub fn answer(
     })
 }
 
+/// Refuses a game a book cannot hold: more than 127 seeds in all (a value
+/// is one signed byte).
+///
+/// # Errors
+/// [`Error::Input`] naming the game.
+pub fn check_size(pits: usize, seeds: usize) -> Result<(), Error> {
+    if 2 * pits * seeds > i8::MAX as usize {
+        return Err(Error::Input(format!(
+            "Kalah({pits},{seeds}): {} seeds; a book holds games of at most {} seeds (a value is one signed byte)",
+            2 * pits * seeds,
+            i8::MAX
+        )));
+    }
+    Ok(())
+}
+
 /// What to build.
 #[derive(Clone, Debug)]
 pub struct BuildRequest {
@@ -176,14 +192,7 @@ pub fn build(
     let game = Game::new(req.pits, req.rules);
     let start = Position::start(req.pits, req.seeds)
         .map_err(|e| Error::Input(format!("Kalah({},{}): {e}", req.pits, req.seeds)))?;
-    if 2 * req.pits * req.seeds > i8::MAX as usize {
-        return Err(Error::Input(format!(
-            "Kalah({},{}): a book holds games of at most {} seeds (a value is one signed byte)",
-            req.pits,
-            req.seeds,
-            i8::MAX
-        )));
-    }
+    check_size(req.pits, req.seeds)?;
     if req.depth > u32::from(u8::MAX) {
         return Err(Error::Input(format!(
             "--depth {}: at most {} plies",
