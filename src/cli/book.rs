@@ -1,5 +1,5 @@
 //! `kalah book build`: the opening book of a game, and the book `play` and
-//! `analyze` open (or build on first need for the default games) beside
+//! `analyze` open (or build on first need for Kalah(6,3)) beside
 //! their tables.
 
 use std::sync::Arc;
@@ -25,8 +25,8 @@ plies (sowings) of a game's start, solved once, in a checksummed file beside
 the endgame tables (kalah-m6-ec-n4.book: 6 houses, empty capture, 4 seeds).
 `query`, `play`, `analyze`, `serve` and `query --batch` answer those
 positions from it at once (\"source\": \"book\"); `play` and `analyze` build
-the book of Kalah(6,3), (6,4) and (6,5) on first need. The file format is in
-docs/book.md.
+the book of Kalah(6,3) on first need (minutes) and name the command for
+Kalah(6,4) and (6,5) (hours on 2 cores). The file format is in docs/book.md.
 
 Example:
   kalah book build --pits 6 --seeds 4 --empty-capture
@@ -172,9 +172,11 @@ fn run_build(
 }
 
 /// The book of `game` whose start holds `total` seeds, for `play` and
-/// `analyze`: the one in the table directory, else (for the default
-/// games, with tables, without `--no-book`) built first with a message,
-/// as missing tables are; a damaged one is built again, saying so.
+/// `analyze`: the one in the table directory, else (for Kalah(6,3), with
+/// tables, without `--no-book`: [`book::is_built_on_first_need`]) built
+/// first with a message, as missing tables are; a damaged one is built
+/// again, saying so. For Kalah(6,4) and (6,5) a missing book is named
+/// with the command that builds it.
 ///
 /// # Errors
 /// A damaged book that is not rebuilt (naming the file), a build that
@@ -195,9 +197,18 @@ pub fn for_game(
     let Some(seeds) = book::game_seeds(pits, total) else {
         return Ok(None);
     };
-    let buildable = book::is_default_game(pits, seeds) && !tables_args.no_tables;
+    let buildable = book::is_built_on_first_need(pits, seeds) && !tables_args.no_tables;
     match book::open(&dir, pits, rules, total) {
         Ok(Some(b)) => return Ok(Some(b)),
+        Ok(None) if book::is_default_game(pits, seeds) && !buildable => {
+            note(&format!(
+                "no opening book of Kalah({pits},{seeds}) {} in {}: its first sowings are searched; `kalah book build --pits {pits} --seeds {seeds}{}` builds it once (hours on 2 cores: docs/book.md)",
+                rules.slug(),
+                dir.display(),
+                if rules.capture == kalah_solver::CaptureRule::Empty { " --empty-capture" } else { "" }
+            ));
+            return Ok(None);
+        }
         Ok(None) if !buildable => return Ok(None),
         Ok(None) => note(&format!(
             "no opening book of Kalah({pits},{seeds}) {} in {}: building it once ({DEFAULT_DEPTH} plies; Ctrl-C stops it and a rerun goes on; --no-book skips it)",

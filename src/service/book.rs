@@ -35,10 +35,19 @@ use super::{Error, Observer};
 /// "Depth", says why four and what it costs).
 pub const DEFAULT_DEPTH: u32 = 4;
 
-/// The games whose book is built on first need by `play` (as their tables
-/// are): Kalah(6,3), (6,4) and (6,5), the games the page opens on.
+/// The games the page opens on and whose opening a book is for:
+/// Kalah(6,3), (6,4) and (6,5).
 pub fn is_default_game(pits: usize, seeds: usize) -> bool {
     pits == 6 && (3..=5).contains(&seeds)
+}
+
+/// Of the default games, those whose book `play` and `analyze` build on
+/// first need, as they build missing tables: Kalah(6,3), a few minutes on
+/// 2 cores (docs/book.md). The books of Kalah(6,4) and (6,5) take hours
+/// there: the commands say how to build them (`kalah book build`) and go
+/// on searching, rather than keep a player waiting.
+pub fn is_built_on_first_need(pits: usize, seeds: usize) -> bool {
+    is_default_game(pits, seeds) && seeds == 3
 }
 
 /// The seeds a house at the start of the game whose positions hold
