@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kalah::cli::analyze::{self, AnalyzeArgs};
+use kalah::cli::book::{self, BookArgs};
 use kalah::cli::certify::{self, CertifyArgs};
 use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
 use kalah::cli::play::{self, PlayArgs};
@@ -70,6 +71,9 @@ enum Command {
     Build(BuildArgs),
     /// Check endgame tables: checksums, re-derivation, independent search.
     Verify(VerifyArgs),
+    /// Opening books: `build` solves every position within a depth of a
+    /// game's start and keeps the values beside the tables.
+    Book(BookArgs),
     /// Where the endgame tables are, what is there and how big; `clean`
     /// removes them.
     Tables(TablesArgs),
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Build(a) => tables::build_command(a),
         Command::Verify(a) => tables::verify_command(a),
+        Command::Book(a) => book::book_command(a),
         Command::Tables(a) => table_dir::tables_command(a),
         Command::Serve(a) => serve::serve(a),
         Command::Certify(a) => certify::certify(a),

@@ -134,6 +134,71 @@ fn the_page_reviews_a_pasted_line() {
     }
 }
 
+/// Issue 53: the opening is answered from the book at once. Kalah(4,3)
+/// with a book of 3 plies: the start and each of the next three sowings
+/// (the first playable house each time) say "from the opening book",
+/// each answer within 50 ms.
+#[test]
+#[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
+fn the_page_plays_the_opening_from_the_book() {
+    let build_book = |dir: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+            .args([
+                "book", "build", "--pits", "4", "--seeds", "3", "--depth", "3", "--tables",
+            ])
+            .arg(dir)
+            .output()
+            .expect("run kalah book build");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    browse_at(
+        "1100,900",
+        "serve-book.png",
+        "3 3 3 3 0 3 3 3 3 0 S",
+        build_book,
+        |c, url, shot| Box::pin(opening_from_book(c, url, shot)),
+    );
+}
+
+async fn opening_from_book(c: Client, url: String, shot: PathBuf) {
+    c.goto(&url).await.expect("load the page");
+    for n in 1..=4 {
+        rendered(&c, n).await;
+        let status = c
+            .find(Locator::Id("status"))
+            .await
+            .expect("status")
+            .text()
+            .await
+            .expect("status text");
+        assert!(
+            status.contains("from the opening book"),
+            "sowing {n}: {status}"
+        );
+        let ms: f64 = status
+            .rsplit(", ")
+            .next()
+            .and_then(|t| t.strip_suffix(" ms."))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no time in {status}"));
+        assert!(ms < 50.0, "sowing {n}: {status}");
+        if n < 4 {
+            c.find(Locator::Css(r#"g.house[role="button"]"#))
+                .await
+                .expect("a playable house")
+                .click()
+                .await
+                .expect("click a house");
+        }
+    }
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(&shot, &png).expect("write the screenshot");
+}
+
 /// Pastes a line into the review box, reviews it, checks the rows, clicks
 /// the third row and sees its position.
 async fn reviews(c: Client, url: String, shot: PathBuf) {
@@ -240,6 +305,18 @@ type Check =
 /// its screenshot goes to `KALAH_SCREENSHOT` (with `name` in Cargo's test
 /// scratch directory by default).
 fn browse(window: &str, name: &str, check: Check) {
+    browse_at(window, name, POSITION, |_| {}, check);
+}
+
+/// [`browse`] on the page of `position`, after `prepare` has added to the
+/// table directory.
+fn browse_at(
+    window: &str,
+    name: &str,
+    position: &str,
+    prepare: impl FnOnce(&std::path::Path),
+    check: Check,
+) {
     let dir = tables(
         // One directory per test: two tests may share a window size.
         &format!("browser-{}", name.trim_end_matches(".png")),
@@ -247,6 +324,7 @@ fn browse(window: &str, name: &str, check: Check) {
         12,
         &[Rules::STANDARD],
     );
+    prepare(&dir);
     let server = Server::start(&dir, &[]);
     let port = free_port();
     let driver = Command::new(program("CHROMEDRIVER", "chromedriver"))
@@ -292,7 +370,7 @@ fn browse(window: &str, name: &str, check: Check) {
         let url = format!(
             "http://{}/?position={}&rules=std",
             server.addr,
-            encode(POSITION)
+            encode(position)
         );
         // The checks run as a task of their own, so that the session (and
         // the browser) is closed even when one of them fails.

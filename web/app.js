@@ -3,6 +3,14 @@
 // rules live in the engine alone. Nothing is fetched from anywhere else.
 "use strict";
 
+// What the status line says an answer came from (docs/json.md, "source").
+const SOURCES = {
+  table: "endgame tables",
+  book: "opening book",
+  kept: "answers kept from earlier searches",
+  search: "search",
+};
+
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -171,7 +179,7 @@ function describe(pos, a) {
     return `Game over: ${who} ${a.value > 0 ? "won" : a.value < 0 ? "lost" : "drew"} by ${Math.abs(a.value)} (value ${signed(a.value)} for ${who}).`;
   }
   const best = a.best.map((h) => `${pos.side}${h}`).join(", ");
-  return `Value ${signed(a.value)} for ${who} (${outcome(a.value)}), best: ${best} \u2014 from the ${a.source === "table" ? "endgame tables" : "search"}, ${a.ms} ms.`;
+  return `Value ${signed(a.value)} for ${who} (${outcome(a.value)}), best: ${best} \u2014 from the ${SOURCES[a.source] || "search"}, ${a.ms} ms.`;
 }
 
 function syncUrl() {

@@ -164,7 +164,7 @@ fn answer<'py, S: Deref<Target = Solver>>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let game = p.game();
     let known = py
-        .allow_threads(|| without_search(&game, tables, &p.position, detail))
+        .allow_threads(|| without_search(&game, tables, None, &p.position, detail))
         .map_err(errors::service)?;
     let answer = match known {
         Some(a) => a,

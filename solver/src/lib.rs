@@ -12,6 +12,9 @@
 //! * [`search`]: exact search (MTD(f), transposition table, threads) and
 //!   position analysis.
 //! * [`table`]: endgame tables (build, read, probe, verify).
+//! * [`book`]: opening books: the values of a game's first sowings, in a
+//!   checksummed, mapped file beside the tables (format, reader, the
+//!   progress record of a build, the opening tree).
 //! * [`sample`]: the deterministic random source of verification samples,
 //!   tests and benches.
 //! * [`platform`]: every unsafe call into the system or the processor
@@ -23,6 +26,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
+pub mod book;
 pub mod index;
 pub mod notation;
 pub mod perft;

@@ -195,39 +195,70 @@ pub fn children_consistent(probe: &dyn Probe, game: &Game, position: &Position) 
 /// A perfect game from `position` to its end, from the tables: at each step
 /// the lowest house that keeps the value. `None` when the position is
 /// outside the tables.
+///
+/// A prober that holds only some boards above the tables (a book in front
+/// of them, answers kept from searches) may know a move that keeps the
+/// value and nothing below it: the game then goes back and tries the next
+/// such move (depth first, at most [`PV_STEPS`] positions tried in all),
+/// and is `None` when no known line reaches the end. Over the tables alone
+/// the first move tried always goes on, so the game is the same.
 pub fn principal_variation(
     probe: &dyn Probe,
     game: &Game,
     position: &Position,
 ) -> Option<Vec<PvMove>> {
-    let mut pos = *position;
+    let value = position_value(probe, game, position)?;
     let mut pv = Vec::new();
-    while !pos.is_over(game.rules()) {
-        let value = position_value(probe, game, &pos)?;
-        let side = pos.to_move();
-        let mut chosen = None;
-        for house in pos.legal_moves(game.rules()) {
-            let mut next = pos;
-            let played = next.play(game, house).ok()?;
-            let v = position_value(probe, game, &next)?;
-            let v = if next.to_move() == side { v } else { -v };
-            if v == value {
-                chosen = Some((house, played.extra_turn, next));
-                break;
-            }
+    let mut budget = PV_STEPS;
+    follow(probe, game, *position, value, &mut pv, &mut budget).then_some(pv)
+}
+
+/// Positions a perfect game from a prober that holds some boards only
+/// may try before it gives up.
+pub const PV_STEPS: usize = 100_000;
+
+/// Extends `pv` from `pos`, worth `value` for its player to move, to the
+/// end of the game; `false` (with `pv` as it was) when no known line does.
+fn follow(
+    probe: &dyn Probe,
+    game: &Game,
+    pos: Position,
+    value: i32,
+    pv: &mut Vec<PvMove>,
+    budget: &mut usize,
+) -> bool {
+    if pos.is_over(game.rules()) {
+        return true;
+    }
+    let side = pos.to_move();
+    for house in pos.legal_moves(game.rules()) {
+        if *budget == 0 {
+            return false;
         }
-        // The value of a position is the best of its sowings, so one keeps
-        // it unless the tables are inconsistent.
-        let (house, extra_turn, next) = chosen?;
+        *budget -= 1;
+        let mut next = pos;
+        let Ok(played) = next.play(game, house) else {
+            continue;
+        };
+        let Some(v) = position_value(probe, game, &next) else {
+            continue;
+        };
+        let mine = if next.to_move() == side { v } else { -v };
+        if mine != value {
+            continue;
+        }
         pv.push(PvMove {
             side,
             house,
-            extra_turn,
+            extra_turn: played.extra_turn,
             position: next,
         });
-        pos = next;
+        if follow(probe, game, next, v, pv, budget) {
+            return true;
+        }
+        pv.pop();
     }
-    Some(pv)
+    false
 }
 
 /// A principal variation as a move line: turns split where the player

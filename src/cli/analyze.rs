@@ -16,7 +16,7 @@ use kalah_solver::{Game, Line, Numbering, Rules, Side};
 
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
 use super::core_cmds::json_line;
-use super::engine::{SearchArgs, TableArgs};
+use super::engine::{BookUse, SearchArgs, TableArgs};
 use super::play::Oracle;
 use crate::outln;
 use crate::service::review::{review, Review, ReviewError};
@@ -50,6 +50,8 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub tables: TableArgs,
     #[command(flatten)]
+    pub book: BookUse,
+    #[command(flatten)]
     pub search: SearchArgs,
     /// Print one JSON object (docs/json.md).
     #[arg(long)]
@@ -75,7 +77,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     line.replay(&game, start)
         .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
     let started = Instant::now();
-    let oracle = Oracle::new(&game, &start, &args.tables, &args.search)?;
+    let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
     let reviewed = review(&game, start, &line, |p| {
         oracle.answer(p).map_err(Error::from)
     })

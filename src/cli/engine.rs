@@ -38,6 +38,17 @@ pub struct TableArgs {
     pub no_tables: bool,
 }
 
+/// Whether the opening book is used, for the commands that answer
+/// positions of a game's opening (`query`, `play`, `analyze`, `serve`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct BookUse {
+    /// Neither read nor build the opening book (the exact values of every
+    /// position of a game's first sowings, kept beside the tables; see
+    /// `kalah book build --help`): the opening is searched.
+    #[arg(long)]
+    pub no_book: bool,
+}
+
 impl TableArgs {
     /// The table directory these flags name (see [`table_dir`]).
     pub fn dir(&self) -> TableDir {
@@ -111,14 +122,22 @@ impl SearchArgs {
 }
 
 impl TableArgs {
-    /// The tables these flags ask for, as the service takes them.
+    /// The tables these flags ask for, as the service takes them, without
+    /// the opening book (the commands whose answers come from search or
+    /// tables alone: `solve`, `reproduce`, `certify`, the cluster's).
     pub fn policy(&self) -> TablePolicy {
+        self.policy_with(&BookUse { no_book: true })
+    }
+
+    /// [`TableArgs::policy`], with the opening book as `book` says.
+    pub fn policy_with(&self, book: &BookUse) -> TablePolicy {
         let dir = self.dir();
         TablePolicy {
             named: !dir.source.is_default(),
             dir: dir.path,
             table_seeds: self.table_seeds,
             no_tables: self.no_tables,
+            no_book: book.no_book,
         }
     }
 }

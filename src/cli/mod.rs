@@ -2,6 +2,7 @@
 //! group. Commands parse, call the engine, and print; no game logic here.
 
 pub mod analyze;
+pub mod book;
 pub mod certify;
 pub mod common;
 pub mod core_cmds;

@@ -11,7 +11,7 @@ use kalah_solver::search::Solver;
 use kalah_solver::{EndRule, Game, Line, Position, Rules, Side};
 
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
-use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
+use super::engine::{make_solver_for, prepare_tables, BookUse, SearchArgs, TableArgs};
 use super::output;
 use super::progress::{note, with_search_progress};
 use crate::service::position::{answer_position, by_search};
@@ -50,6 +50,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub tables: TableArgs,
     #[command(flatten)]
+    pub book: BookUse,
+    #[command(flatten)]
     pub search: SearchArgs,
 }
 
@@ -59,6 +61,7 @@ pub struct PlayArgs {
 pub(super) struct Oracle {
     game: Game,
     pub(super) tables: Option<std::sync::Arc<kalah_solver::table::Tables>>,
+    book: Option<std::sync::Arc<kalah_solver::book::Book>>,
     solver: Solver,
 }
 
@@ -73,14 +76,18 @@ impl Oracle {
         game: &Game,
         start: &Position,
         tables: &TableArgs,
+        book: &BookUse,
         search: &SearchArgs,
     ) -> Result<Oracle, CliError> {
         let total = start.total_seeds();
-        let tables = prepare_tables(tables, start.pits(), game.rules(), total, true)?;
+        let table_args = tables;
+        let tables = prepare_tables(table_args, start.pits(), game.rules(), total, true)?;
+        let book = super::book::for_game(table_args, book, search, game, total, tables.clone())?;
         let solver = make_solver_for(game.clone(), total, true, search, tables.clone())?;
         Ok(Oracle {
             game: game.clone(),
             tables,
+            book,
             solver,
         })
     }
@@ -92,9 +99,14 @@ impl Oracle {
             "valuing every move",
             || self.solver.stats().nodes,
             || {
-                answer_position(&self.game, self.tables.as_deref(), pos, false, |p| {
-                    by_search(&self.solver, p)
-                })
+                answer_position(
+                    &self.game,
+                    self.tables.as_deref(),
+                    self.book.as_deref(),
+                    pos,
+                    false,
+                    |p| by_search(&self.solver, p),
+                )
                 .map_err(CliError::from)
             },
         )
@@ -211,7 +223,7 @@ pub fn play(args: &PlayArgs) -> Result<(), CliError> {
     )?;
     output::flush()?;
     // The oracle values every legal move of each position.
-    let oracle = Oracle::new(&game, &start, &args.tables, &args.search)?;
+    let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut pos = start;

@@ -46,6 +46,18 @@ pub fn with_search_progress<T>(
     nodes: impl Fn() -> u64 + Sync,
     work: impl FnOnce() -> T,
 ) -> T {
+    with_search_estimate(label, nodes, None, work)
+}
+
+/// [`with_search_progress`] for a search whose cost the cost model
+/// predicts (`predicted` nodes, [`crate::service::cost`]): the line also
+/// says how far along that is and the time left at the rate so far.
+pub fn with_search_estimate<T>(
+    label: &str,
+    nodes: impl Fn() -> u64 + Sync,
+    predicted: Option<f64>,
+    work: impl FnOnce() -> T,
+) -> T {
     if !std::io::stderr().is_terminal() {
         return work();
     }
@@ -66,7 +78,12 @@ pub fn with_search_progress<T>(
                 }
                 b
             });
-            bar.set_message(line(label, nodes().saturating_sub(first), elapsed));
+            let n = nodes().saturating_sub(first);
+            let mut text = line(label, n, elapsed);
+            if let Some(p) = predicted {
+                text.push_str(&estimate(n, p, elapsed));
+            }
+            bar.set_message(text);
             bar.tick();
         }
     };
@@ -87,6 +104,30 @@ fn line(label: &str, n: u64, elapsed: Duration) -> String {
         human(n as f64),
         human(rate),
         clock(elapsed)
+    )
+}
+
+/// What the progress line adds for a search predicted to take `predicted`
+/// nodes, `n` counted after `elapsed`: the share done and the time left at
+/// the rate so far, or that it is past the prediction.
+fn estimate(n: u64, predicted: f64, elapsed: Duration) -> String {
+    if n == 0 {
+        return format!(" (cost model: about {} nodes)", human(predicted));
+    }
+    let n = n as f64;
+    if n >= predicted {
+        return format!(
+            " (past the cost model's {} nodes: its error grows far from the tables)",
+            human(predicted)
+        );
+    }
+    let rate = n / elapsed.as_secs_f64().max(1e-9);
+    let left = Duration::from_secs_f64(((predicted - n) / rate).min(1e9));
+    format!(
+        " ({:.0}% of the cost model's {} nodes, about {} left at this rate)",
+        100.0 * n / predicted,
+        human(predicted),
+        clock(left)
     )
 }
 
@@ -125,6 +166,20 @@ mod tests {
         assert_eq!(clock(Duration::from_millis(12_340)), "12.3 s");
         assert_eq!(clock(Duration::from_secs(245)), "4 min 05 s");
         assert_eq!(clock(Duration::from_secs(7380)), "2 h 03 min");
+    }
+
+    #[test]
+    fn a_predicted_search_says_how_far_along_it_is() {
+        let t = Duration::from_secs(100);
+        assert_eq!(
+            estimate(1_000_000_000, 4e9, t),
+            " (25% of the cost model's 4.00 G nodes, about 5 min 00 s left at this rate)"
+        );
+        assert_eq!(
+            estimate(5_000_000_000, 4e9, t),
+            " (past the cost model's 4.00 G nodes: its error grows far from the tables)"
+        );
+        assert_eq!(estimate(0, 4e9, t), " (cost model: about 4.00 G nodes)");
     }
 
     #[test]

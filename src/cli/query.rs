@@ -21,7 +21,7 @@ use kalah_solver::query::pv_line;
 use kalah_solver::{Game, Rules};
 
 use super::common::{game_line, parse_position, signed, CliError, RulesArgs};
-use super::engine::{SearchArgs, TableArgs};
+use super::engine::{BookUse, SearchArgs, TableArgs};
 use super::progress::Stderr;
 use crate::outln;
 use crate::service::answer::{write_json, Answer, Detail, Source};
@@ -40,6 +40,8 @@ pub struct QueryArgs {
     pub rules: RulesArgs,
     #[command(flatten)]
     pub tables: TableArgs,
+    #[command(flatten)]
+    pub book: BookUse,
     #[command(flatten)]
     pub search: SearchArgs,
     /// Answer every line of FILE ('-' for standard input), one JSON line
@@ -113,7 +115,13 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let pos = parse_position(&args.position)?;
     let rules = args.rules.rules();
     let game = Game::new(pos.pits(), rules);
-    let (tables, note) = open_present(&args.tables.policy(), pos.pits(), rules, false)?;
+    let policy = args.tables.policy_with(&args.book);
+    let (tables, note) = open_present(&policy, pos.pits(), rules, false)?;
+    let book = if policy.no_book {
+        None
+    } else {
+        crate::service::book::open(&policy.dir, pos.pits(), rules, pos.total_seeds())?
+    };
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
         super::progress::note(n);
@@ -121,6 +129,7 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let answer = answer_one(
         &game,
         tables.as_ref(),
+        book.as_deref(),
         &pos,
         &args.budget(),
         args.detail(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::common::{usize_in, CliError};
-use super::engine::TableArgs;
+use super::engine::{BookUse, TableArgs};
 use super::progress::Stderr;
 use crate::outln;
 use crate::serve::http::Limits;
@@ -47,6 +47,8 @@ pub struct ServeArgs {
     pub bind: SocketAddr,
     #[command(flatten)]
     pub tables: TableArgs,
+    #[command(flatten)]
+    pub book: BookUse,
     /// Searches (of positions outside the tables) run at once, one thread
     /// each; a request that finds them all busy gets 503 at once.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = usize_in(1..=64))]
@@ -55,6 +57,12 @@ pub struct ServeArgs {
     /// is then 503 saying so. Answers from the tables are not limited.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     pub time_limit: f64,
+    /// Boards whose values the searches found are kept, at most N (the
+    /// least used go first; about 40 bytes each): a position asked again,
+    /// or one a move of it leads to, is answered at once ("source":
+    /// "kept"). 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = usize_in(0..=1 << 32))]
+    pub keep_answers: usize,
     /// Each search's transposition table, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = usize_in(1..=1 << 16))]
     pub tt_mb: usize,
@@ -125,7 +133,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
     };
     let config = Config {
         bind: args.bind,
-        tables: args.tables.policy(),
+        tables: args.tables.policy_with(&args.book),
         search_workers: args.search_workers,
         time_limit: Duration::from_secs_f64(secs),
         tt_mb: args.tt_mb,
@@ -133,6 +141,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
             .http_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         limits,
+        keep_answers: args.keep_answers,
     };
     let dir = config.tables.dir.display().to_string();
     serve::serve(&config, &Stderr, |addr, catalog| {
@@ -144,6 +153,12 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         for (pits, rules, k) in present {
             outln!(
                 "endgame tables: {pits} houses, {}, up to {k} seeds, from {dir}",
+                rules.slug()
+            )?;
+        }
+        for (pits, rules, seeds, boards, depth) in catalog.books() {
+            outln!(
+                "opening book: Kalah({pits},{seeds}) {}, {boards} boards, {depth} plies, from {dir}",
                 rules.slug()
             )?;
         }

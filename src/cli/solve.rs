@@ -12,9 +12,10 @@ use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs
 use super::core_cmds::json_line;
 use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
-use super::progress::{note, with_search_progress};
+use super::progress::{clock, note, with_search_estimate};
 use crate::outln;
 use crate::service::answer::{round3, Outcome, SolvedGame};
+use crate::service::cost;
 use serde::Serialize;
 
 /// Arguments of `kalah solve`.
@@ -57,6 +58,27 @@ pub fn turn_text(houses: &[usize]) -> String {
     .to_string()
 }
 
+/// What a solve far beyond its tables is likely to cost, said before it
+/// starts: the cost model's nodes ([`cost::predicted_nodes`]) and the time
+/// they take at [`cost::NODES_PER_SECOND_A_THREAD`] on each of `threads`.
+pub fn cost_warning(
+    pits: usize,
+    seeds: usize,
+    table_seeds: u32,
+    nodes: f64,
+    threads: usize,
+) -> String {
+    let rate = cost::NODES_PER_SECOND_A_THREAD * threads.max(1) as f64;
+    let secs = std::time::Duration::from_secs_f64((nodes / rate).min(1e12));
+    format!(
+        "warning: Kalah({pits},{seeds}) is {} seeds beyond the endgame tables (up to {table_seeds} seeds): the cost model (docs/performance.md) predicts about {nodes:.1e} nodes, about {} on {threads} thread{} at {:.0e} nodes/s a thread, and its error grows this far out; deeper tables (`kalah build --max-seeds K`) cut it, and Ctrl-C stops",
+        (2 * pits * seeds) as u32 - table_seeds.min((2 * pits * seeds) as u32),
+        clock(secs),
+        if threads == 1 { "" } else { "s" },
+        cost::NODES_PER_SECOND_A_THREAD,
+    )
+}
+
 /// Solves Kalah(pits, seeds) under the flags' rules: the shared core of
 /// `solve` and `reproduce`. `ready` is called once the endgame tables are
 /// open (or built), before the search, with their size in seeds and the
@@ -84,6 +106,16 @@ pub fn solve_start(
         .as_ref()
         .map(|t| kalah_solver::Probe::max_seeds(&**t));
     ready(table_seeds, build_seconds)?;
+    let predicted = cost::predicted_nodes(pits, seeds, rules, table_seeds.unwrap_or(0));
+    if let Some(n) = predicted {
+        note(&cost_warning(
+            pits,
+            seeds,
+            table_seeds.unwrap_or(0),
+            n,
+            search.threads(),
+        ));
+    }
     let solver = make_solver_for(
         Game::new(pits, rules),
         start.total_seeds(),
@@ -94,9 +126,10 @@ pub fn solve_start(
     let t1 = Instant::now();
     let interrupted = |e: kalah_solver::search::AnalysisError| CliError::Failure(e.to_string());
     let label = format!("solving Kalah({pits},{seeds})");
-    let (turns, mut solution) = with_search_progress(
+    let (turns, mut solution) = with_search_estimate(
         &label,
         || solver.stats().nodes,
+        predicted,
         || -> Result<_, CliError> {
             let turns = if with_turns {
                 Some(solver.analyse_turns(&start).map_err(interrupted)?)

@@ -161,29 +161,36 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
     };
     let entry = server.catalog.get(start.pits(), rules);
     let tables = entry.tables.as_deref();
+    let book = entry.books.get(start.total_seeds());
     // Every position before a sowing, answered in order until one is not.
     let mut answers: Vec<Answer> = Vec::new();
     let mut stopped = None;
     let mut pos = start;
     'line: for (t, turn) in line.turns.iter().enumerate() {
         for &house in turn {
-            let answer = match without_search(&game, tables, &pos, Detail::FULL) {
+            let answer = match without_search(&game, tables, book, &pos, Detail::FULL) {
                 Ok(Some(a)) => a,
-                Ok(None) => match server
-                    .searches
-                    .search(game.clone(), entry.tables.clone(), pos)
-                    .await
-                {
-                    Ok(a) => a,
-                    Err(refusal) if answers.is_empty() => return refused(&refusal),
-                    Err(refusal) => {
-                        stopped = Some(format!(
-                            "no value for turn {} (house {house}, position {pos}): {}",
-                            t + 1,
-                            refusal.reason()
-                        ));
-                        break 'line;
-                    }
+                Ok(None) => match server.kept.answer(&game, tables, book, &pos) {
+                    Some(a) => a,
+                    None => match server
+                        .searches
+                        .search(game.clone(), entry.tables.clone(), pos)
+                        .await
+                    {
+                        Ok(a) => {
+                            server.kept.learn(&game, &a);
+                            a
+                        }
+                        Err(refusal) if answers.is_empty() => return refused(&refusal),
+                        Err(refusal) => {
+                            stopped = Some(format!(
+                                "no value for turn {} (house {house}, position {pos}): {}",
+                                t + 1,
+                                refusal.reason()
+                            ));
+                            break 'line;
+                        }
+                    },
                 },
                 Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
             };
@@ -219,7 +226,7 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
         }
     };
     // The end's value when the tables (or the end of the game) give it.
-    let end_value = without_search(&game, tables, &r.end, Detail::FULL)
+    let end_value = without_search(&game, tables, book, &r.end, Detail::FULL)
         .ok()
         .flatten()
         .map(|a| a.value);
@@ -241,16 +248,26 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
 async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
     let game = Game::new(pos.pits(), rules);
     let entry = server.catalog.get(pos.pits(), rules);
-    let known = without_search(&game, entry.tables.as_deref(), &pos, Detail::FULL);
+    let book = entry.books.get(pos.total_seeds());
+    let known = without_search(&game, entry.tables.as_deref(), book, &pos, Detail::FULL);
     let answer = match known {
         Ok(Some(a)) => a,
         Ok(None) => match server
-            .searches
-            .search(game, entry.tables.clone(), pos)
-            .await
+            .kept
+            .answer(&game, entry.tables.as_deref(), book, &pos)
         {
-            Ok(a) => a,
-            Err(refusal) => return refused(&refusal),
+            Some(a) => a,
+            None => match server
+                .searches
+                .search(game.clone(), entry.tables.clone(), pos)
+                .await
+            {
+                Ok(a) => {
+                    server.kept.learn(&game, &a);
+                    a
+                }
+                Err(refusal) => return refused(&refusal),
+            },
         },
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };

@@ -4,6 +4,8 @@
 //! (remembered by a stamp, so a restart costs no reading), so that no
 //! request ever waits for a file to be opened or checked, and a damaged
 //! file stops the server at start, named, rather than failing requests.
+//! The opening books present beside them are opened and checked at start
+//! the same way.
 
 use std::sync::Arc;
 
@@ -11,6 +13,7 @@ use kalah_solver::rules::MAX_PITS;
 use kalah_solver::table::{Tables, ALL_RULES};
 use kalah_solver::{Probe, Rules};
 
+use crate::service::book::Books;
 use crate::service::setup::{open_present, TablePolicy};
 use crate::service::Error;
 
@@ -22,6 +25,8 @@ pub struct Entry {
     pub note: Option<String>,
     /// [`Rules::slug`], written on every answer.
     pub slug: String,
+    /// The opening books of this board size and rule set (one a game).
+    pub books: Books,
 }
 
 /// Every board size's and rule set's tables.
@@ -42,10 +47,12 @@ impl Catalog {
         for rules in ALL_RULES {
             for pits in 1..=MAX_PITS {
                 let (tables, note) = open_present(policy, pits, rules, true)?;
+                let books = Books::open_all(policy, pits, rules)?;
                 entries.push(Entry {
                     tables,
                     note,
                     slug: rules.slug(),
+                    books,
                 });
             }
         }
@@ -63,6 +70,17 @@ impl Catalog {
             .position(|&r| r == rules)
             .expect("ALL_RULES holds every rule set");
         &self.entries[r * MAX_PITS + pits - 1]
+    }
+
+    /// The books present: (houses, rules, seeds a house, boards, depth).
+    pub fn books(&self) -> Vec<(usize, Rules, usize, usize, u32)> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            for b in e.books.list() {
+                out.push((b.pits(), b.rules(), b.seeds(), b.len(), b.depth()));
+            }
+        }
+        out
     }
 
     /// The tables present: (houses, rules, tiers up to this many seeds).

@@ -3,6 +3,8 @@
 //!
 //! - [`catalog`]: the endgame tables of every board size and rule set,
 //!   opened and checked once at start;
+//! - [`kept`]: the values the searches found, kept (bounded), so that a
+//!   position asked again is answered at once;
 //! - [`searches`]: the bounded pool of search workers for positions outside
 //!   the tables, each search with a time budget;
 //! - [`api`]: the routes `/api/v1/query`, `/api/v1/solve` and
@@ -35,6 +37,7 @@
 pub mod api;
 pub mod catalog;
 pub mod http;
+pub mod kept;
 pub mod page;
 pub mod searches;
 
@@ -68,6 +71,8 @@ pub struct Config {
     pub http_threads: usize,
     /// The limits on connections and on each client ([`http::Limits`]).
     pub limits: http::Limits,
+    /// Boards whose values the searches found kept at most ([`kept`]).
+    pub keep_answers: usize,
 }
 
 impl Config {
@@ -89,6 +94,7 @@ impl Config {
 pub struct Server {
     pub catalog: Catalog,
     pub searches: SearchPool,
+    pub kept: kept::Kept,
 }
 
 /// Opens the tables, binds `config.bind`, calls `ready` with the address
@@ -123,6 +129,7 @@ pub fn serve(
         let server = Arc::new(Server {
             catalog,
             searches: SearchPool::new(config.search_workers, config.budget()),
+            kept: kept::Kept::new(config.keep_answers),
         });
         ready(addr, &server.catalog)?;
         http::accept_until_stopped(listener, api::router(server), config.limits, observer).await;

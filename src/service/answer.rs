@@ -15,6 +15,10 @@ use serde::Serialize;
 pub enum Source {
     /// The endgame tables: one probe a move.
     Table,
+    /// The opening book (with the tables under it): one lookup a move.
+    Book,
+    /// The values `kalah serve` kept from its earlier searches.
+    Kept,
     /// A search (with table probes below it).
     Search,
     /// The game is over: the score after the end rule.
@@ -26,6 +30,8 @@ impl Source {
     pub fn name(self) -> &'static str {
         match self {
             Source::Table => "table",
+            Source::Book => "book",
+            Source::Kept => "kept",
             Source::Search => "search",
             Source::Finished => "finished",
         }

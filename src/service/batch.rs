@@ -37,6 +37,7 @@ use self::lines::{Chunk, Line, LineReader, MAX_LINE};
 use super::answer::{
     write_json, AnswerLine, Best, Detail, ErrorLine, Millis, Moves, PositionText, Source,
 };
+use super::book::Books;
 use super::fast_line::{write_table_line, LineBuf};
 use super::position::{
     finished, from_tables, over_limit, query_solver, search_within, Budget, Stopped, WATCH_TICK,
@@ -161,6 +162,8 @@ type GameSlot = Option<GameSetup>;
 struct GameSetup {
     game: Game,
     tables: Option<Arc<Tables>>,
+    /// The opening books of this board size (one a game).
+    books: Books,
     /// [`Rules::slug`], written on every answer line.
     rules: String,
 }
@@ -304,6 +307,15 @@ fn answer_line(games: &[GameSlot], chunk: &Chunk, line: &Line, detail: Detail) -
             None => None,
         },
     };
+    let answer = match (answer, slot.books.get(pos.total_seeds())) {
+        (None, Some(book)) => {
+            match super::book::answer(book, slot.tables.as_deref(), game, &pos, detail) {
+                Ok(a) => a,
+                Err(e) => return Outcome::Failed(format!("line {n}: {e}")),
+            }
+        }
+        (a, _) => a,
+    };
     match answer {
         Some(a) => {
             let mut out = Vec::with_capacity(320);
@@ -356,9 +368,11 @@ impl Batch<'_> {
             if let Some(n) = note {
                 self.observer.note(&n);
             }
+            let books = Books::open_all(&self.config.tables, pits, rules)?;
             *slot = Some(GameSetup {
                 game: Game::new(pits, rules),
                 tables,
+                books,
                 rules: rules.slug(),
             });
         }
@@ -700,6 +714,7 @@ mod tests {
                 dir: "/nonexistent".into(),
                 table_seeds: None,
                 no_tables: true,
+                no_book: true,
                 named: false,
             },
             rules: Rules::STANDARD,

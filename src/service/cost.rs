@@ -19,6 +19,11 @@
 
 use kalah_solver::{CaptureRule, EndRule, Rules};
 
+/// The search speed a warning assumes for each thread: the node rate the
+/// cost model measured, 1.94 to 2.16 M nodes a CPU-second
+/// (docs/performance.md, "What will Kalah(6,6) cost?").
+pub const NODES_PER_SECOND_A_THREAD: f64 = 2.0e6;
+
 /// The fitted coefficients `(a, b, c)` of one rule set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fit {

@@ -180,6 +180,8 @@ fn write_line(out: &mut Cursor<'_>, line: &AnswerLine<'_>) -> bool {
     }
     match line.source {
         Source::Table => out.extend_from_slice(b",\"source\":\"table\",\"nodes\":"),
+        Source::Book => out.extend_from_slice(b",\"source\":\"book\",\"nodes\":"),
+        Source::Kept => out.extend_from_slice(b",\"source\":\"kept\",\"nodes\":"),
         Source::Search => out.extend_from_slice(b",\"source\":\"search\",\"nodes\":"),
         Source::Finished => out.extend_from_slice(b",\"source\":\"finished\",\"nodes\":"),
     }
@@ -359,7 +361,12 @@ mod tests {
                 moves: (i % 7 != 0).then_some(Moves(&moves)),
                 best: (i % 7 != 0).then_some(best),
                 pv: (i % 5 == 0).then_some(Pv(&[])),
-                source: [Source::Table, Source::Search, Source::Finished][i as usize % 3],
+                source: [
+                    Source::Table,
+                    Source::Search,
+                    Source::Finished,
+                    Source::Book,
+                ][i as usize % 4],
                 nodes: rng.below(1 << 50),
                 ms: Millis(ms),
                 note: None,

@@ -9,6 +9,7 @@
 //!   limit);
 //! - [`batch`]: a stream of positions answered in order, one JSON line each,
 //!   bad lines answered by error lines;
+//! - [`book`]: a game's opening book: opened, answered from, built;
 //! - [`answer`]: the answer and its JSON line (docs/json.md);
 //! - [`review`]: a move line reviewed move by move (each move's value,
 //!   the best, what it gave away);
@@ -20,6 +21,7 @@
 
 pub mod answer;
 pub mod batch;
+pub mod book;
 pub mod cost;
 mod fast_line;
 pub mod position;

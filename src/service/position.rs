@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use kalah_solver::book::Book;
 use kalah_solver::query;
 use kalah_solver::search::{AnalysisError, SearchConfig, Solver};
 use kalah_solver::table::Tables;
@@ -38,12 +39,13 @@ pub struct Budget {
 pub fn answer_one(
     game: &Game,
     tables: Option<&Arc<Tables>>,
+    book: Option<&Book>,
     pos: &Position,
     budget: &Budget,
     detail: Detail,
     observer: &dyn Observer,
 ) -> Result<Answer, Error> {
-    answer_with(game, tables.map(|t| &**t), pos, detail, |p| {
+    answer_with(game, tables.map(|t| &**t), book, pos, detail, |p| {
         observer.note(&searching_note(p, tables.map(|t| &**t), budget.time_limit));
         let solver = query_solver(game.clone(), budget.config.clone(), tables.cloned())?;
         search_within(&solver, p, detail, budget.time_limit, "searching", observer).map_err(
@@ -124,6 +126,58 @@ pub fn inconsistent(tables: &Tables, pos: &Position) -> Error {
     ))
 }
 
+/// Values that contradict themselves at a position: its value is not the
+/// best of its moves', or a child's is not the best of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contradiction;
+
+/// The answer for `pos` from `probe`, a prober that holds some boards
+/// above the tables (a book, the answers a server kept, with the tables
+/// under them), reported as from `source`: `Ok(None)` when it does not
+/// hold the position and each of its moves (and, with [`Detail::pv`], a
+/// perfect game it can follow to the end). Checked as a table answer is.
+///
+/// # Errors
+/// [`Contradiction`]: values that contradict themselves at `pos`.
+pub fn from_probe(
+    probe: &dyn Probe,
+    game: &Game,
+    pos: &Position,
+    detail: Detail,
+    source: Source,
+) -> Result<Option<Answer>, Contradiction> {
+    let t = Instant::now();
+    let Some(mut a) = query::answer(probe, game, pos) else {
+        return Ok(None);
+    };
+    let pv = if detail.pv {
+        match query::principal_variation(probe, game, pos) {
+            Some(pv) => Some(pv),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    if !a.consistent() || !query::children_consistent(probe, game, pos) {
+        return Err(Contradiction);
+    }
+    if !detail.moves {
+        a.moves.clear();
+        a.best.clear();
+    }
+    Ok(Some(Answer {
+        position: *pos,
+        value: a.value,
+        moves: a.moves,
+        best: a.best,
+        value_only: !detail.moves,
+        pv,
+        source,
+        nodes: 0,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+    }))
+}
+
 pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
     let rules = game.rules();
     let score = pos.final_score(rules)?;
@@ -152,6 +206,7 @@ pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
 pub fn answer_position(
     game: &Game,
     tables: Option<&Tables>,
+    book: Option<&Book>,
     pos: &Position,
     with_pv: bool,
     search: impl FnOnce(&Position) -> Result<Answer, Error>,
@@ -160,18 +215,19 @@ pub fn answer_position(
         moves: true,
         pv: with_pv,
     };
-    answer_with(game, tables, pos, detail, search)
+    answer_with(game, tables, book, pos, detail, search)
 }
 
 /// [`answer_position`] with `detail`: what `search` is then asked for too.
 fn answer_with(
     game: &Game,
     tables: Option<&Tables>,
+    book: Option<&Book>,
     pos: &Position,
     detail: Detail,
     search: impl FnOnce(&Position) -> Result<Answer, Error>,
 ) -> Result<Answer, Error> {
-    match without_search(game, tables, pos, detail)? {
+    match without_search(game, tables, book, pos, detail)? {
         Some(a) => Ok(a),
         None => search(pos),
     }
@@ -179,22 +235,33 @@ fn answer_with(
 
 /// The answer that needs no search: a finished game's score, else the
 /// tables' when the board is inside them (checked as [`from_tables`]
-/// checks it); `None` when only a search can answer. The first two steps
-/// of [`answer_position`], for a front end that runs searches elsewhere.
+/// checks it), else the opening book's (with the tables under it) when it
+/// holds the position and its moves; `None` when only a search can
+/// answer. The first steps of [`answer_position`], for a front end that
+/// runs searches elsewhere.
 ///
 /// # Errors
-/// As [`from_tables`]: tables that contradict themselves or fail to read.
+/// As [`from_tables`]: tables (or a book) that contradict themselves or
+/// fail to read.
 pub fn without_search(
     game: &Game,
     tables: Option<&Tables>,
+    book: Option<&Book>,
     pos: &Position,
     detail: Detail,
 ) -> Result<Option<Answer>, Error> {
     if let Some(a) = finished(game, pos) {
         return Ok(Some(a));
     }
-    match tables {
-        Some(t) => from_tables(t, game, pos, detail),
+    if let Some(a) = tables
+        .map(|t| from_tables(t, game, pos, detail))
+        .transpose()?
+        .flatten()
+    {
+        return Ok(Some(a));
+    }
+    match book {
+        Some(b) => super::book::answer(b, tables, game, pos, detail),
         None => Ok(None),
     }
 }

@@ -282,7 +282,7 @@ mod tests {
 
     fn reviewed(game: &Game, solver: &Solver, start: Position, line: &Line) -> Review {
         review(game, start, line, |p| {
-            answer_position(game, None, p, false, |p| by_search(solver, p))
+            answer_position(game, None, None, p, false, |p| by_search(solver, p))
         })
         .unwrap()
     }

@@ -22,6 +22,8 @@ pub struct TablePolicy {
     pub table_seeds: Option<u32>,
     /// No tables: search alone.
     pub no_tables: bool,
+    /// No opening book: neither read nor built.
+    pub no_book: bool,
     /// The directory was named (a flag, a variable): it must exist, where a
     /// default one is created by the first build.
     pub named: bool,

@@ -34,7 +34,7 @@ pub(super) fn batch(args: &QueryArgs, file: &str) -> Result<(), CliError> {
     };
     let name = if file == "-" { "standard input" } else { file };
     let config = BatchConfig {
-        tables: args.tables.policy(),
+        tables: args.tables.policy_with(&args.book),
         rules: args.rules.rules(),
         budget: args.budget(),
         pv: args.pv,
