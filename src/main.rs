@@ -6,15 +6,18 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use kalah::cli::analyze::{self, AnalyzeArgs};
 use kalah::cli::book::{self, BookArgs};
+use kalah::cli::build::{self, BuildArgs};
 use kalah::cli::certify::{self, CertifyArgs};
-use kalah::cli::core_cmds::{self, PerftArgs, PlayLineArgs, ShowArgs};
+use kalah::cli::perft::{self, PerftArgs};
 use kalah::cli::play::{self, PlayArgs};
+use kalah::cli::play_line::{self, PlayLineArgs};
 use kalah::cli::query::{self, QueryArgs};
 use kalah::cli::reproduce::{self, ReproduceArgs};
 use kalah::cli::serve::{self, ServeArgs};
+use kalah::cli::show::{self, ShowArgs};
 use kalah::cli::solve::{self, SolveArgs};
-use kalah::cli::table_dir::{self, TablesArgs};
-use kalah::cli::tables::{self, BuildArgs, VerifyArgs};
+use kalah::cli::tables::{self, TablesArgs};
+use kalah::cli::verify::{self, VerifyArgs};
 use kalah::cli::CliError;
 
 /// Exact solver, endgame tables and position lookup for Kalah(m,n).
@@ -104,18 +107,18 @@ fn main() -> ExitCode {
     };
     kalah::interrupt::install();
     let result: Result<(), CliError> = match &cli.command {
-        Command::Show(a) => core_cmds::show(a),
-        Command::PlayLine(a) => core_cmds::play_line(a),
-        Command::Perft(a) => core_cmds::perft_command(a),
+        Command::Show(a) => show::show(a),
+        Command::PlayLine(a) => play_line::play_line(a),
+        Command::Perft(a) => perft::perft_command(a),
         Command::Solve(a) => solve::solve(a),
         Command::Query(a) => query::query(a),
         Command::Play(a) => play::play(a),
         Command::Analyze(a) => analyze::analyze(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
-        Command::Build(a) => tables::build_command(a),
-        Command::Verify(a) => tables::verify_command(a),
+        Command::Build(a) => build::build_command(a),
+        Command::Verify(a) => verify::verify_command(a),
         Command::Book(a) => book::book_command(a),
-        Command::Tables(a) => table_dir::tables_command(a),
+        Command::Tables(a) => tables::tables_command(a),
         Command::Serve(a) => serve::serve(a),
         Command::Certify(a) => certify::certify(a),
     };

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use kalah::cli::engine::{prepare_tables, TableArgs};
+use kalah::cli::args::{prepare_tables, TableArgs};
 use kalah::cli::CliError;
 use kalah_solver::{Game, Position, Probe};
 

@@ -14,9 +14,9 @@ use std::time::Instant;
 use clap::Args;
 use kalah_solver::{Game, Line, Numbering, Rules, Side};
 
+use super::args::{BookUse, SearchArgs, TableArgs};
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
-use super::core_cmds::json_line;
-use super::engine::{BookUse, SearchArgs, TableArgs};
+use super::output::json_line;
 use super::play::Oracle;
 use crate::outln;
 use crate::service::review::{review, Review, ReviewError};

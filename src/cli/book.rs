@@ -10,9 +10,9 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Probe};
 use serde::Serialize;
 
+use super::args::{prepare_tables, BookUse, SearchArgs, TableArgs};
 use super::common::{CliError, GameArgs, RulesArgs};
-use super::core_cmds::json_line;
-use super::engine::{prepare_tables, BookUse, SearchArgs, TableArgs};
+use super::output::json_line;
 use super::progress::{note, Stderr};
 use crate::outln;
 use crate::service::answer::round3;

@@ -8,8 +8,8 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::certificate::{Certificate, Fact};
-use crate::cli::core_cmds::json_line;
-use crate::cli::engine::TableArgs;
+use crate::cli::args::TableArgs;
+use crate::cli::output::json_line;
 use crate::cli::CliError;
 use crate::outln;
 use crate::service::setup::{self, StopBy};
@@ -94,7 +94,7 @@ pub fn certify(a: &CertifyArgs) -> Result<(), CliError> {
         if a.all { usize::MAX } else { a.sample },
         a.seed,
     );
-    let tables = crate::cli::engine::prepare_tables(
+    let tables = crate::cli::args::prepare_tables(
         &a.tables,
         h.pits,
         game.rules(),

@@ -230,6 +230,26 @@ pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The most threads any command starts: far more than any machine has
+/// cores, far fewer than would exhaust memory with their stacks.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses a thread count: `0..=MAX_THREADS` (for the flags where 0 means
+/// "all cores").
+///
+/// # Errors
+/// Not a number, or more than [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a thread count"))?;
+    if n > MAX_THREADS {
+        return Err(format!("{n} threads: at most {MAX_THREADS}"));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

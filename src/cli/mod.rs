@@ -1,20 +1,25 @@
-//! The command-line interface: argument types and one module per command
-//! group. Commands parse, call the engine, and print; no game logic here.
+//! The command-line interface: one module per command, named after it,
+//! and the pieces they share: argument types and parsers ([`common`], the
+//! solving flags in [`args`]), output ([`output`], [`progress`]). Commands
+//! parse, call the service or the engine, and print; no game logic here.
 
 pub mod analyze;
+pub mod args;
 pub mod book;
+pub mod build;
 pub mod certify;
 pub mod common;
-pub mod core_cmds;
-pub mod engine;
 pub mod output;
+pub mod perft;
 pub mod play;
+pub mod play_line;
 pub mod progress;
 pub mod query;
 pub mod reproduce;
 pub mod serve;
+pub mod show;
 pub mod solve;
-pub mod table_dir;
 pub mod tables;
+pub mod verify;
 
 pub use common::{CliError, RulesArgs};

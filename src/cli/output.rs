@@ -10,6 +10,8 @@
 use std::io::{self, Write};
 
 use super::common::CliError;
+use crate::service::answer::write_json;
+use serde::Serialize;
 
 /// Like `println!`, to standard output, but `?`-able: evaluates to
 /// `Result<(), CliError>`.
@@ -40,4 +42,12 @@ pub fn write_line(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
 /// [`CliError::Stdout`] when the flush fails.
 pub fn flush() -> Result<(), CliError> {
     io::stdout().flush().map_err(CliError::Stdout)
+}
+
+/// `value` as one line of compact JSON.
+pub fn json_line(value: &impl Serialize) -> String {
+    let mut out = Vec::with_capacity(256);
+    write_json(&mut out, value);
+    // serde_json writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -9,12 +9,12 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use kalah_solver::{Game, Line, Numbering, Position, Rules};
 
+use super::args::{SearchArgs, TableArgs};
 use super::common::{
     count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
 };
-use super::core_cmds::json_line;
-use super::engine::{SearchArgs, TableArgs};
 use super::output;
+use super::output::json_line;
 use super::progress::note;
 use super::solve::{solve_start, turn_text};
 use crate::outln;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::args::{BookUse, TableArgs};
 use super::common::{usize_in, CliError};
-use super::engine::{BookUse, TableArgs};
 use super::progress::Stderr;
 use crate::outln;
 use crate::serve::http::Limits;

@@ -8,10 +8,10 @@ use clap::Args;
 use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line, Side};
 
+use super::args::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
-use super::core_cmds::json_line;
-use super::engine::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::output;
+use super::output::json_line;
 use super::progress::{clock, note, with_search_estimate};
 use crate::outln;
 use crate::service::answer::{round3, Outcome, SolvedGame};

@@ -1,343 +1,607 @@
-//! `kalah build` and `kalah verify`: progress bars and summaries around
-//! [`kalah_solver::table`]. Progress goes to standard error, results to
-//! standard output.
+//! Where the endgame tables live, and `kalah tables`: what a table
+//! directory holds, how big it is, and removing what is no longer wanted.
+//!
+//! The directory is, first found first:
+//! 1. `--tables DIR`;
+//! 2. the environment variable `KALAH_TABLES` (as `SYZYGY_PATH` is for chess
+//!    tools), so every command of a shell session shares one set of tables;
+//! 3. the `tables/` directory of the source tree the binary was built from,
+//!    while that tree exists (a clone keeps its tables beside its code, and
+//!    deleting the clone deletes them); the path is the same from every
+//!    working directory;
+//! 4. otherwise the per-user data directory,
+//!    `$XDG_DATA_HOME/kalah/tables` (`~/.local/share/kalah/tables`).
+//!
+//! Only the default directory (3 or 4) is created when missing, and a
+//! command says so on stderr when it does. A directory named by the flag or
+//! the variable must exist already (except for `kalah build`, whose job is
+//! to fill one): a mistyped path is an error, not a new 500 MB directory.
 
+use std::ffi::OsString;
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
-use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use kalah_solver::table::{
-    build_memory_bytes, build_tables, file_name, tables_bytes, verify_tables, BuildConfig,
-    BuildReport, Progress, TableError, TierStats, VerifyConfig,
-};
+use clap::{Args, Subcommand};
+use kalah_solver::table::{format, try_lock_build, TableFile, ALL_RULES};
+use kalah_solver::Rules;
 
-use super::common::{plural, usize_in, CliError, RulesArgs, PITS_RANGE};
-use super::core_cmds::json_line;
-use super::engine::parse_threads;
-use super::table_dir;
+use super::common::{plural, CliError};
+use super::output::json_line;
 use crate::outln;
-use crate::service::answer::round3;
 use serde::Serialize;
 
-/// Arguments of `kalah build`.
-#[derive(Args, Debug, Clone)]
-pub struct BuildArgs {
-    /// Houses a side (1..=8).
-    #[arg(long, short = 'm', default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
-    pub pits: usize,
-    /// Build tiers 0..=K: every board with up to K seeds on it (at most 127).
-    #[arg(long, short = 'k', value_name = "K")]
-    pub max_seeds: u32,
-    #[command(flatten)]
-    pub rules: RulesArgs,
+/// The environment variable that names the table directory.
+pub const ENV_VAR: &str = "KALAH_TABLES";
+
+/// The table directory of the source tree this binary was built from.
+const SOURCE_TREE_TABLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tables");
+
+/// How the table directory was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirSource {
+    /// `--tables DIR`.
+    Flag,
+    /// `$KALAH_TABLES`.
+    Env,
+    /// The source tree's `tables/`.
+    SourceTree,
+    /// The per-user data directory.
+    User,
+}
+
+impl DirSource {
+    /// How to say it in a listing.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DirSource::Flag => "from --tables",
+            DirSource::Env => "from $KALAH_TABLES",
+            DirSource::SourceTree => "default: the source tree's tables/",
+            DirSource::User => "default: the per-user data directory",
+        }
+    }
+
+    /// Whether this is a default location (created when missing).
+    pub fn is_default(self) -> bool {
+        matches!(self, DirSource::SourceTree | DirSource::User)
+    }
+}
+
+/// A resolved table directory.
+#[derive(Clone, Debug)]
+pub struct TableDir {
+    pub path: PathBuf,
+    pub source: DirSource,
+}
+
+/// The table directory for `flag` (the value of `--tables`, if given),
+/// looking at `KALAH_TABLES` and the defaults as the module documentation
+/// says. Creates nothing.
+pub fn resolve(flag: Option<&Path>) -> TableDir {
+    resolve_with(
+        flag,
+        std::env::var_os(ENV_VAR),
+        std::env::var_os("XDG_DATA_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// [`resolve`] with the environment passed in (for tests).
+fn resolve_with(
+    flag: Option<&Path>,
+    env: Option<OsString>,
+    xdg_data_home: Option<OsString>,
+    home: Option<OsString>,
+) -> TableDir {
+    if let Some(p) = flag {
+        return TableDir {
+            path: p.to_path_buf(),
+            source: DirSource::Flag,
+        };
+    }
+    if let Some(p) = env.filter(|p| !p.is_empty()) {
+        return TableDir {
+            path: PathBuf::from(p),
+            source: DirSource::Env,
+        };
+    }
+    let tree = Path::new(SOURCE_TREE_TABLES);
+    if tree
+        .parent()
+        .is_some_and(|root| root.join("Cargo.toml").is_file())
+    {
+        return TableDir {
+            path: tree.to_path_buf(),
+            source: DirSource::SourceTree,
+        };
+    }
+    let data = xdg_data_home
+        .filter(|p| Path::new(p).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| {
+            home.filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/share"))
+        });
+    let path = match data {
+        Some(d) => d.join("kalah").join("tables"),
+        // No home directory at all: the working directory is all there is.
+        None => PathBuf::from("tables"),
+    };
+    TableDir {
+        path,
+        source: DirSource::User,
+    }
+}
+
+impl TableDir {
+    /// Makes sure the directory exists before tables are written into it:
+    /// a default location is created (saying so on stderr); a directory
+    /// named by the flag or the variable is created only when `create`
+    /// says so (`kalah build`), else its absence is an input error.
+    ///
+    /// # Errors
+    /// A missing directory that may not be created, or one that cannot be.
+    pub fn ensure(&self, create: bool) -> Result<(), CliError> {
+        if self.path.exists() || !(create || self.source.is_default()) {
+            return self.existing();
+        }
+        eprintln!("kalah: creating table directory {}", self.path.display());
+        fs::create_dir_all(&self.path).map_err(|e| {
+            CliError::Failure(format!(
+                "cannot create table directory {}: {e}",
+                self.path.display()
+            ))
+        })
+    }
+}
+
+impl TableDir {
+    /// Makes sure the directory is there already, for commands that only
+    /// read or remove tables.
+    ///
+    /// # Errors
+    /// A path that is missing or not a directory (input).
+    pub fn existing(&self) -> Result<(), CliError> {
+        if self.path.is_dir() {
+            return Ok(());
+        }
+        Err(CliError::Input(if self.path.exists() {
+            format!("table directory {} is not a directory", self.path.display())
+        } else {
+            format!(
+                "table directory {} ({}) does not exist; create it first, or use `kalah build --tables {}`",
+                self.path.display(),
+                self.source.describe(),
+                self.path.display()
+            )
+        }))
+    }
+}
+
+/// The table files of one board size and rule set in a directory.
+#[derive(Clone, Debug, Default)]
+struct Set {
+    tiers: Vec<u32>,
+    /// Tier files, their stamps and the lock.
+    bytes: u64,
+    /// Tier files of another format version than this program reads
+    /// (refused when opened; `kalah build` rebuilds them).
+    old_format: Vec<u32>,
+    /// Temporary files: being written, or left by a killed build.
+    temp_files: u64,
+    temp_bytes: u64,
+}
+
+impl Set {
+    /// The largest K with every tier 0..=K present (`None` without tier 0).
+    fn complete_up_to(&self) -> Option<u32> {
+        let mut k = None;
+        for (i, &t) in self.tiers.iter().enumerate() {
+            if t != i as u32 {
+                break;
+            }
+            k = Some(t);
+        }
+        k
+    }
+
+    /// Tiers present as ranges: `0..=22, 24`.
+    fn ranges(&self) -> String {
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < self.tiers.len() {
+            let start = self.tiers[i];
+            let mut end = start;
+            while i + 1 < self.tiers.len() && self.tiers[i + 1] == end + 1 {
+                i += 1;
+                end += 1;
+            }
+            parts.push(if start == end {
+                start.to_string()
+            } else {
+                format!("{start}..={end}")
+            });
+            i += 1;
+        }
+        parts.join(", ")
+    }
+}
+
+/// The sets of a directory, each under its (houses, rule set).
+type Sets = Vec<((usize, Rules), Set)>;
+
+/// Everything of interest in a table directory, by (houses, rule set).
+fn scan(dir: &Path) -> Result<Sets, CliError> {
+    let read = fs::read_dir(dir).map_err(|e| {
+        CliError::Failure(format!(
+            "cannot read table directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let mut sets: Sets = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|e| {
+            CliError::Failure(format!(
+                "cannot read table directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Some(kind) = TableFile::parse(&name) else {
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let key = kind.set();
+        let at = match sets.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                sets.push((key, Set::default()));
+                sets.len() - 1
+            }
+        };
+        let set = &mut sets[at].1;
+        match kind {
+            TableFile::Tier(_, _, k) => {
+                set.tiers.push(k);
+                set.bytes += meta.len();
+                // Twelve bytes a file: cheap even for a full directory.
+                if let Ok(Some(v)) = format::file_version(&entry.path()) {
+                    if v != format::VERSION {
+                        set.old_format.push(k);
+                    }
+                }
+            }
+            TableFile::Stamp(..) | TableFile::Lock(..) => set.bytes += meta.len(),
+            TableFile::Temp(..) => {
+                set.temp_files += 1;
+                set.temp_bytes += meta.len();
+            }
+        }
+    }
+    for (_, s) in &mut sets {
+        s.tiers.sort_unstable();
+        s.old_format.sort_unstable();
+    }
+    sets.sort_by_key(|((p, r), _)| (*p, r.code()));
+    Ok(sets)
+}
+
+/// `1234567` bytes as `1.2 MB`.
+pub fn bytes_text(b: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    for (scale, unit) in UNITS {
+        if b as f64 >= scale {
+            return format!("{:.1} {unit}", b as f64 / scale);
+        }
+    }
+    format!("{b} B")
+}
+
+/// Arguments of `kalah tables`.
+#[derive(Args, Debug)]
+pub struct TablesArgs {
+    #[command(subcommand)]
+    pub action: Option<TablesAction>,
     /// Directory of the endgame tables (default: $KALAH_TABLES, else the
-    /// source tree's tables/, else ~/.local/share/kalah/tables; `kalah
-    /// tables` shows which).
-    #[arg(long, value_name = "DIR")]
+    /// source tree's tables/, else ~/.local/share/kalah/tables).
+    #[arg(long, global = true, value_name = "DIR")]
     pub tables: Option<PathBuf>,
-    /// Worker threads (0: all cores; at most 1024). The files are the same
-    /// for any count.
-    #[arg(long, short = 't', default_value_t = 0, value_parser = parse_threads)]
-    pub threads: usize,
-    /// Build even when the tables would not fit in this machine's memory
-    /// or the directory's free disk space (or exceed 64 GB where neither
-    /// is known). The build keeps every tier in memory.
-    #[arg(long)]
-    pub no_size_limit: bool,
-    /// Print one JSON object with the build report.
-    #[arg(long)]
+    /// One JSON object instead of text.
+    #[arg(long, global = true)]
     pub json: bool,
 }
 
-/// Arguments of `kalah verify`.
-#[derive(Args, Debug, Clone)]
-pub struct VerifyArgs {
-    /// Houses a side (1..=8).
-    #[arg(long, short = 'm', default_value_t = 6, value_parser = usize_in(PITS_RANGE))]
-    pub pits: usize,
-    /// Verify tiers 0..=K (default: every tier file present).
-    #[arg(long, short = 'k', value_name = "K")]
-    pub max_seeds: Option<u32>,
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    /// Directory of the endgame tables (default: $KALAH_TABLES, else the
-    /// source tree's tables/, else ~/.local/share/kalah/tables; `kalah
-    /// tables` shows which).
-    #[arg(long, value_name = "DIR")]
-    pub tables: Option<PathBuf>,
-    /// Entries of each tier re-derived from their children (0: all).
-    #[arg(long, default_value_t = 100_000)]
-    pub sample: u64,
-    /// Also compare with an independent plain search on tiers up to this
-    /// many seeds.
-    #[arg(long, default_value_t = 10)]
-    pub search_seeds: u32,
-    /// Entries of each such tier compared with plain search.
-    #[arg(long, default_value_t = 2_000)]
-    pub search_sample: u64,
-    /// Worker threads (0: all cores; at most 1024).
-    #[arg(long, short = 't', default_value_t = 0, value_parser = parse_threads)]
-    pub threads: usize,
+/// What to do with the table directory.
+#[derive(Subcommand, Debug)]
+pub enum TablesAction {
+    /// List the directory, its table sets (houses, rule set, tiers present,
+    /// size) and leftovers of interrupted builds (the default).
+    List,
+    /// Remove table files: those of the sets named by --pits and --rules,
+    /// above --above, or --all of them.
+    Clean(CleanArgs),
 }
 
-/// One progress bar per tier, on standard error.
-struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
+/// Arguments of `kalah tables clean`.
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Only tables of this many houses a side.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub pits: Option<u8>,
+    /// Only tables of this rule set: std, ec, std-delayed, ec-delayed,
+    /// std-nosweep or ec-nosweep (as in the file names).
+    #[arg(long, value_name = "SLUG", value_parser = parse_slug)]
+    pub rules: Option<Rules>,
+    /// Keep tiers 0..=K, remove the tiers above.
+    #[arg(long, value_name = "K")]
+    pub above: Option<u32>,
+    /// Remove every table file of the directory (required when no other
+    /// filter is given).
+    #[arg(long)]
+    pub all: bool,
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
-impl Progress for Bars {
-    fn tier_started(&self, tier: u32, boards: u64) {
-        let bar = ProgressBar::with_draw_target(Some(boards), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(
-                "tier {prefix:>3} [{bar:30}] {human_pos}/{human_len} {per_sec}{sane_eta}",
-            )
-            .expect("valid template")
-            .with_key("sane_eta", sane_eta)
-            .progress_chars("=> "),
-        );
-        bar.set_prefix(tier.to_string());
-        *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
-    }
-
-    fn advanced(&self, boards: u64) {
-        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
-            bar.inc(boards);
-        }
-    }
-
-    fn tier_finished(&self, s: &TierStats) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            bar.finish_and_clear();
-        }
-        let how = if s.reused { "kept " } else { "built" };
-        let rate = if s.reused || s.seconds <= 0.0 {
-            String::new()
-        } else {
-            format!("  {:.1} M boards/s", s.boards as f64 / s.seconds / 1e6)
-        };
-        eprintln!(
-            "tier {:>3} {how} {:>13} {:<6} {:>8.2} s  {:>5.2} bits/board{rate}",
-            s.tier,
-            s.boards,
-            if s.boards == 1 { "board" } else { "boards" },
-            s.seconds,
-            s.bytes as f64 * 8.0 / s.boards as f64
-        );
-    }
-
-    fn waiting(&self, lock: &Path) {
-        eprintln!(
-            "kalah: waiting for another build in {} (lock {})",
-            lock.parent().unwrap_or(Path::new(".")).display(),
-            lock.display()
-        );
-    }
-
-    fn rejected(&self, error: &TableError) {
-        eprintln!("kalah: {error}: building that tier and the tiers above it again");
-    }
+fn parse_slug(s: &str) -> Result<Rules, String> {
+    Rules::from_slug(s).ok_or_else(|| {
+        let names: Vec<String> = ALL_RULES.iter().map(|r| r.slug()).collect();
+        format!(
+            "'{s}' is not a rule set; expected one of {}",
+            names.join(", ")
+        )
+    })
 }
 
-/// " ETA 3m 05s": the time left at the average rate so far, once there is
-/// one to speak of (a second of work); nothing when it is unknown or above
-/// 100 hours (at the start of a tier, a rate measured on a few boards gave
-/// estimates like "52w").
-fn sane_eta(state: &ProgressState, w: &mut dyn std::fmt::Write) {
-    let (Some(len), pos, elapsed) = (state.len(), state.pos(), state.elapsed()) else {
-        return;
-    };
-    if pos == 0 || pos >= len || elapsed < Duration::from_secs(1) {
-        return;
-    }
-    let left = elapsed.as_secs_f64() * (len - pos) as f64 / pos as f64;
-    if left.is_finite() && left < 100.0 * 3600.0 {
-        let _ = write!(w, " ETA {}", short_duration(left));
-    }
-}
-
-/// "12s", "3m 05s", "2h 10m".
-fn short_duration(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-    }
-}
-
-/// A table error as a command error: interruption and I/O are failures.
-fn table_error(e: TableError) -> CliError {
-    CliError::Failure(e.to_string())
-}
-
-/// Tables larger than this are refused where neither the memory nor the
-/// free disk space is known (bytes).
-const FALLBACK_SIZE_LIMIT: u128 = 64_000_000_000;
-
-/// Refuses (input error: status 2) a build of `config` into `dir` that
-/// would not fit: the files need about their size on disk (less the tiers
-/// already there; estimated at 4 bits a board), and the build at least the
-/// memory of its top tier at one byte a board plus the encoded tiers
-/// ([`build_memory_bytes`]). Unknown limits are not checked, but
-/// with neither known, more than 64 GB is refused.
+/// `kalah tables`: list or clean the table directory.
 ///
 /// # Errors
-/// A build larger than the memory or the free disk space.
-pub fn check_build_size(dir: &Path, config: &BuildConfig) -> Result<(), CliError> {
-    let total = tables_bytes(config.pits, config.max_seeds);
-    // The least a build needs: no tier below the one built at one byte.
-    let memory_needed = build_memory_bytes(config.pits, config.max_seeds, 0);
-    let present: u128 = (0..=config.max_seeds)
-        .filter_map(|k| std::fs::metadata(dir.join(file_name(config.pits, config.rules, k))).ok())
-        .map(|m| m.len() as u128)
-        .sum();
-    let disk_needed = total.saturating_sub(present);
-    let memory = kalah_solver::platform::physical_memory();
-    let free = free_disk_space(dir);
-    let houses = plural(config.pits as u64, "house", "houses");
-    let what = format!(
-        "tiers 0..={} of {houses} a side take about {total} bytes ({:.1} GB) on disk and {memory_needed} bytes ({:.1} GB) of memory to build",
-        config.max_seeds,
-        total as f64 / 1e9,
-        memory_needed as f64 / 1e9
-    );
-    let hint = "pass --no-size-limit to `kalah build` to build them anyway";
-    if let Some(m) = memory.filter(|&m| memory_needed > m as u128) {
-        return Err(CliError::Input(format!(
-            "{what}; this machine has {m} bytes of memory ({hint})"
-        )));
+/// A directory that cannot be read, a file that cannot be removed, a clean
+/// with no filter and no `--all`.
+pub fn tables_command(args: &TablesArgs) -> Result<(), CliError> {
+    let dir = resolve(args.tables.as_deref());
+    match &args.action {
+        None | Some(TablesAction::List) => list(&dir, args.json),
+        Some(TablesAction::Clean(c)) => clean(&dir, c, args.json),
     }
-    if let Some(f) = free.filter(|&f| disk_needed > f as u128) {
-        return Err(CliError::Input(format!(
-            "{what}; {} has {f} bytes free, {disk_needed} more are needed ({hint})",
-            dir.display()
-        )));
-    }
-    if memory.is_none() && free.is_none() && memory_needed.max(total) > FALLBACK_SIZE_LIMIT {
-        return Err(CliError::Input(format!(
-            "{what}: more than {FALLBACK_SIZE_LIMIT} bytes ({hint})"
-        )));
-    }
-    Ok(())
 }
 
-/// Bytes free for an unprivileged user on the file system of `dir` (or of
-/// its nearest existing ancestor: the build creates it).
-fn free_disk_space(dir: &Path) -> Option<u64> {
-    kalah_solver::platform::free_disk_space(dir)
-}
-
-/// Builds (or completes) tiers `0..=max_seeds` in `dir` with progress bars
-/// on standard error; the shared step of `build`, `solve`, `play` and
-/// `reproduce`. Ctrl-C ([`crate::interrupt`]) stops it between chunks,
-/// keeping every complete tier; a rerun resumes. Unless `no_size_limit`,
-/// refuses a build that does not fit ([`check_build_size`]).
-///
-/// # Errors
-/// A build too large, unsupported sizes, I/O errors, an interruption.
-pub fn build_with_progress(
-    dir: &Path,
-    config: &BuildConfig,
-    no_size_limit: bool,
-) -> Result<BuildReport, CliError> {
-    if !no_size_limit {
-        check_build_size(dir, config)?;
-    }
-    eprintln!(
-        "building endgame tables: {} a side, {}, tiers 0..={} in {}",
-        plural(config.pits as u64, "house", "houses"),
-        config.rules,
-        config.max_seeds,
-        dir.display()
-    );
-    let bars = Bars {
-        bar: Mutex::new(None),
+fn list(dir: &TableDir, json: bool) -> Result<(), CliError> {
+    let sets = if dir.path.is_dir() {
+        scan(&dir.path)?
+    } else {
+        Vec::new()
     };
-    build_tables(dir, config, &bars, crate::interrupt::flag()).map_err(table_error)
-}
-
-/// `kalah build`.
-pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
-    if args.max_seeds > kalah_solver::table::MAX_TIER {
-        return Err(CliError::Input(format!(
-            "--max-seeds {}: table values are one signed byte, at most {} seeds",
-            args.max_seeds,
-            kalah_solver::table::MAX_TIER
-        )));
-    }
-    let config = BuildConfig {
-        pits: args.pits,
-        rules: args.rules.rules(),
-        max_seeds: args.max_seeds,
-        threads: args.threads,
-    };
-    let dir = table_dir::resolve(args.tables.as_deref());
-    dir.ensure(true)?;
-    let report = build_with_progress(&dir.path, &config, args.no_size_limit)?;
-    let kept = report.tiers.iter().filter(|t| t.reused).count();
-    let rate = report.built_boards as f64 / report.seconds.max(1e-9);
-    if args.json {
+    let total: u64 = sets.iter().map(|(_, s)| s.bytes + s.temp_bytes).sum();
+    if json {
         #[derive(Serialize)]
-        struct Built {
+        struct Set {
             pits: usize,
             rules: String,
-            max_seeds: u32,
-            tiers: usize,
-            kept: usize,
-            built_boards: u64,
-            seconds: f64,
-            boards_per_second: u64,
+            tiers: Vec<u32>,
+            complete_up_to: Option<u32>,
+            old_format_tiers: Vec<u32>,
+            bytes: u64,
+            temporary_files: u64,
+            temporary_bytes: u64,
+        }
+        #[derive(Serialize)]
+        struct Listing {
+            dir: String,
+            source: &'static str,
+            exists: bool,
+            sets: Vec<Set>,
             bytes: u64,
         }
-        let j = Built {
-            pits: args.pits,
-            rules: config.rules.slug(),
-            max_seeds: args.max_seeds,
-            tiers: report.tiers.len(),
-            kept,
-            built_boards: report.built_boards,
-            seconds: round3(report.seconds),
-            boards_per_second: rate.round() as u64,
-            bytes: report.bytes,
+        let j = Listing {
+            dir: dir.path.display().to_string(),
+            source: dir.source.describe(),
+            exists: dir.path.is_dir(),
+            sets: sets
+                .iter()
+                .map(|((pits, rules), s)| Set {
+                    pits: *pits,
+                    rules: rules.slug(),
+                    tiers: s.tiers.clone(),
+                    complete_up_to: s.complete_up_to(),
+                    old_format_tiers: s.old_format.clone(),
+                    bytes: s.bytes,
+                    temporary_files: s.temp_files,
+                    temporary_bytes: s.temp_bytes,
+                })
+                .collect(),
+            bytes: total,
         };
         return outln!("{}", json_line(&j));
     }
     outln!(
-        "done: {} ({} kept), {} built in {:.2} s ({:.1} M boards/s), {:.1} MB of tables",
-        plural(report.tiers.len() as u64, "tier", "tiers"),
-        kept,
-        plural(report.built_boards, "board", "boards"),
-        report.seconds,
-        rate / 1e6,
-        report.bytes as f64 / 1e6
+        "table directory: {} ({})",
+        dir.path.display(),
+        dir.source.describe()
+    )?;
+    if !dir.path.exists() {
+        if dir.source.is_default() {
+            outln!("(does not exist yet: the first solve or build creates it)")?;
+        } else {
+            outln!("(does not exist: create it, or let `kalah build` create it)")?;
+        }
+        return Ok(());
+    }
+    dir.existing()?;
+    if sets.is_empty() {
+        outln!("no table files")?;
+        return Ok(());
+    }
+    outln!(
+        "{:>6}  {:<12} {:<24} {:>10}  temporary files",
+        "houses",
+        "rules",
+        "tiers",
+        "size"
+    )?;
+    for ((pits, rules), s) in &sets {
+        let mut tiers = s.ranges();
+        if s.complete_up_to().is_none() {
+            tiers.push_str(" (no tier 0: unusable)");
+        } else if s.complete_up_to() != s.tiers.last().copied() {
+            tiers.push_str(" (gap)");
+        }
+        if let Some(&first) = s.old_format.first() {
+            tiers.push_str(&format!(
+                " ({} from tier {first} in an older format: `kalah build` rebuilds them)",
+                plural(s.old_format.len() as u64, "file", "files")
+            ));
+        }
+        let leftovers = if s.temp_files == 0 {
+            String::new()
+        } else {
+            format!(
+                "{}, {}",
+                plural(s.temp_files, "file", "files"),
+                bytes_text(s.temp_bytes)
+            )
+        };
+        outln!(
+            "{pits:>6}  {:<12} {tiers:<24} {:>10}  {leftovers}",
+            rules.slug(),
+            bytes_text(s.bytes)
+        )?;
+    }
+    outln!("total: {}", bytes_text(total))?;
+    Ok(())
+}
+
+fn clean(dir: &TableDir, c: &CleanArgs, json: bool) -> Result<(), CliError> {
+    if !c.all && c.pits.is_none() && c.rules.is_none() && c.above.is_none() {
+        return Err(CliError::Input(
+            "say what to remove: --pits M, --rules SLUG, --above K (any together), or --all".into(),
+        ));
+    }
+    dir.existing()?;
+    let read = fs::read_dir(&dir.path).map_err(|e| {
+        CliError::Failure(format!(
+            "cannot read table directory {}: {e}",
+            dir.path.display()
+        ))
+    })?;
+    let mut doomed: Vec<(PathBuf, u64)> = Vec::new();
+    // The build locks taken so far, by set: held until the files are gone,
+    // so that no build of a set runs while its files are removed.
+    let mut locks: Vec<((usize, Rules), Option<fs::File>)> = Vec::new();
+    for entry in read.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Some(kind) = TableFile::parse(&name) else {
+            continue;
+        };
+        let (pits, rules) = kind.set();
+        let selected = !matches!(kind, TableFile::Lock(..))
+            && c.pits.is_none_or(|p| p as usize == pits)
+            && c.rules.is_none_or(|r| r == rules)
+            && c.above.is_none_or(|a| kind.tier().is_none_or(|k| k > a));
+        if !selected {
+            continue;
+        }
+        if !locks.iter().any(|(set, _)| *set == (pits, rules)) {
+            locks.push((
+                (pits, rules),
+                try_lock_build(&dir.path, pits, rules)
+                    .map_err(|e| CliError::Failure(e.to_string()))?,
+            ));
+        }
+        if locks
+            .iter()
+            .any(|(set, lock)| *set == (pits, rules) && lock.is_none())
+        {
+            continue;
+        }
+        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        doomed.push((entry.path(), len));
+    }
+    for ((pits, rules), lock) in &locks {
+        if lock.is_none() {
+            eprintln!(
+                "kalah: a build of {} houses, {} is running in {}: its files are left alone",
+                pits,
+                rules.slug(),
+                dir.path.display()
+            );
+        }
+    }
+    doomed.sort();
+    let bytes: u64 = doomed.iter().map(|(_, b)| b).sum();
+    if !c.dry_run {
+        for (path, _) in &doomed {
+            fs::remove_file(path)
+                .map_err(|e| CliError::Failure(format!("cannot remove {}: {e}", path.display())))?;
+        }
+    }
+    let verb = if c.dry_run { "would remove" } else { "removed" };
+    if json {
+        #[derive(Serialize)]
+        struct Cleaned {
+            dir: String,
+            dry_run: bool,
+            files: Vec<String>,
+            bytes: u64,
+        }
+        let j = Cleaned {
+            dir: dir.path.display().to_string(),
+            dry_run: c.dry_run,
+            files: doomed
+                .iter()
+                .map(|(p, _)| p.display().to_string())
+                .collect(),
+            bytes,
+        };
+        return outln!("{}", json_line(&j));
+    }
+    for (path, len) in &doomed {
+        outln!("{verb} {} ({})", path.display(), bytes_text(*len))?;
+    }
+    outln!(
+        "{verb} {}, {}",
+        plural(doomed.len() as u64, "file", "files"),
+        bytes_text(bytes)
     )
 }
 
-/// `kalah verify`: checksums, the one-step recurrence and plain search;
-/// fails (exit status 1) with the first problem.
-pub fn verify_command(args: &VerifyArgs) -> Result<(), CliError> {
-    let config = VerifyConfig {
-        pits: args.pits,
-        rules: args.rules.rules(),
-        max_seeds: args.max_seeds,
-        sample: (args.sample > 0).then_some(args.sample),
-        reference_max_seeds: args.search_seeds,
-        reference_sample: args.search_sample,
-        threads: args.threads,
-    };
-    let t0 = Instant::now();
-    let dir = table_dir::resolve(args.tables.as_deref());
-    dir.existing()?;
-    let report = verify_tables(&dir.path, &config).map_err(table_error)?;
-    outln!(
-        "verified {} ({:.1} MB checksummed), {} re-derived, {} checked by search, in {:.2} s: all correct",
-        plural(report.files, "file", "files"),
-        report.bytes as f64 / 1e6,
-        plural(report.rederived, "entry", "entries"),
-        report.searched,
-        t0.elapsed().as_secs_f64()
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_wins_then_the_variable_then_a_default() {
+        let d = resolve_with(Some(Path::new("/x")), Some("/y".into()), None, None);
+        assert_eq!((d.path, d.source), (PathBuf::from("/x"), DirSource::Flag));
+        let d = resolve_with(None, Some("/y".into()), None, None);
+        assert_eq!((d.path, d.source), (PathBuf::from("/y"), DirSource::Env));
+        // An empty variable is as good as none.
+        let d = resolve_with(None, Some("".into()), None, None);
+        assert!(d.source.is_default());
+        // This test binary was built from a source tree that exists.
+        assert_eq!(d.source, DirSource::SourceTree);
+        assert!(d.path.is_absolute() && d.path.ends_with("tables"));
+    }
+
+    #[test]
+    fn tier_ranges_read_well() {
+        let s = Set {
+            tiers: vec![0, 1, 2, 3, 5, 7, 8],
+            ..Set::default()
+        };
+        assert_eq!(s.ranges(), "0..=3, 5, 7..=8");
+        assert_eq!(s.complete_up_to(), Some(3));
+        let s = Set {
+            tiers: vec![1, 2],
+            ..Set::default()
+        };
+        assert_eq!(s.complete_up_to(), None);
+    }
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use kalah::cli::engine::TableArgs;
+use kalah::cli::args::TableArgs;
 use kalah::cli::RulesArgs;
 
 use kalah_cluster::coordinator::Policy;

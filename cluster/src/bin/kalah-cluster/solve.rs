@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use kalah::cli::engine::prepare_tables;
+use kalah::cli::args::prepare_tables;
 use kalah::cli::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;

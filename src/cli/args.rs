@@ -10,9 +10,9 @@ use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::table::{BuildConfig, Tables};
 use kalah_solver::{Game, Probe, Rules};
 
-use super::common::{usize_in, CliError};
-use super::table_dir::{self, TableDir};
-use super::tables::build_with_progress;
+use super::build::build_with_progress;
+use super::common::{parse_threads, usize_in, CliError, MAX_THREADS};
+use super::tables::{self as table_dir, TableDir};
 use crate::service;
 use crate::service::setup::{self, StopBy, TablePolicy};
 
@@ -79,26 +79,6 @@ pub struct SearchArgs {
 
 fn default_threads() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
-}
-
-/// The most threads any command starts: far more than any machine has
-/// cores, far fewer than would exhaust memory with their stacks.
-pub const MAX_THREADS: usize = 1024;
-
-/// Parses a thread count: `0..=MAX_THREADS` (for the flags where 0 means
-/// "all cores").
-///
-/// # Errors
-/// Not a number, or more than [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a thread count"))?;
-    if n > MAX_THREADS {
-        return Err(format!("{n} threads: at most {MAX_THREADS}"));
-    }
-    Ok(n)
 }
 
 impl SearchArgs {
