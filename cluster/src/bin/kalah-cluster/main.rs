@@ -38,10 +38,12 @@ enum Command {
     /// Solve Kalah(M,N) from the start: every rank runs this command.
     /// Killed, the same command resumes from the work directory.
     Solve(SolveArgs),
-    /// Solve every first turn of Kalah(M,N) exactly, one after another,
-    /// over the work directory of the solve from the start (the same
-    /// flags as `solve`, with --local): a complete turn of the first
-    /// player, its extra turns included (1.2 ... 1.6, 2, ... in
+    /// Solve every first turn of Kalah(M,N) exactly, each certified, over
+    /// the work directory of the solve from the start, its units reused
+    /// (the same flags as `solve`, with --local).
+    ///
+    /// The turns are solved one after another: each a complete turn of
+    /// the first player, its extra turns included (1.2 ... 1.6, 2, ... in
     /// Kalah(6,6)). A turn of k sowings is solved with the frontier less
     /// k (at least 1), so that its units are the root solve's: each one
     /// that solve answered is reused, not searched again. Each turn's
