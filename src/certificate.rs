@@ -830,7 +830,38 @@ mod tests {
             ));
             cert.write(&path).unwrap();
             assert_eq!(Certificate::read(&path).unwrap(), cert);
+            // The same header with a start: only format 2 has one.
+            let mut from = cert.clone();
+            from.header.start = Some(start.to_string());
+            from.write(&path).unwrap();
+            assert!(Certificate::read(&path).is_err(), "format 1 with a start");
+            from.header.kalah_certificate = FORMAT_FROM;
+            from.write(&path).unwrap();
+            assert_eq!(Certificate::read(&path).unwrap(), from);
+            from.header.start = None;
+            from.write(&path).unwrap();
+            assert!(Certificate::read(&path).is_err(), "format 2 without one");
             std::fs::remove_file(&path).unwrap();
+        }
+    }
+
+    /// South's bounds and the board's are each other's inverse, whoever
+    /// moves and whatever the stores hold; from the start they are equal.
+    #[test]
+    fn south_and_board_bounds_convert_both_ways() {
+        let game = Game::new(4, Rules::STANDARD);
+        let start = Position::start(4, 3).unwrap();
+        assert_eq!(board_bounds(&start, -3, 5), (-3, 5));
+        let mut pos = start;
+        pos.play(&game, 3).unwrap();
+        assert_eq!(pos.to_move(), Side::North);
+        assert_eq!(pos.store_difference(), -1);
+        // South's value v is North's -v; the board's for North is that
+        // less North's store lead (-1).
+        assert_eq!(board_bounds(&pos, -3, 5), (-4, 4));
+        for (l, u) in [(-3, 5), (0, 0), (-12, -2)] {
+            let (bl, bu) = board_bounds(&pos, l, u);
+            assert_eq!(south_bounds(&pos, bl, bu), (l, u));
         }
     }
 }
