@@ -6,6 +6,8 @@
 #   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-cluster status)
 #   scripts/long_solve.sh wait   [ec|std]   # wait for the run to end
 #   scripts/long_solve.sh finish [ec|std]   # after the last stretch: the result and its certificate
+#   scripts/long_solve.sh turns  [ec|std]   # every first turn, over the same work directory, in the background
+#   scripts/long_solve.sh finish-turns [ec|std]  # the first-turn table, its JSON and a certificate a turn
 #
 # The work directory is results/runs/M-N-RULES (committed: run.json,
 # segments/*.jsonl.gz, stretches.tsv). `start` builds the release
@@ -24,6 +26,19 @@
 # results/solve-M-N-RULES.json: the run's answer (value, perfect game,
 # nodes, units) with the stretches' CPU-hours, wall hours, count, table
 # depth and peak memory.
+#
+# `turns` runs `kalah-cluster turns` (the same flags as the solve) the
+# same way: niced, in the background, stopped by `stop` (SIGTERM, the
+# records packed), resumed by `turns` again; its log is DIR/turns.log,
+# its stretches go to DIR/turns-stretches.tsv. It reuses every unit the
+# solve from the start answered (docs/long-solve.md, "The first turns").
+# `finish-turns`, once a turns stretch has ended with every turn, writes
+# results/kalah-M-N-first-turns-RULES.json (each turn's value, perfect
+# game, units and nodes new and reused, CPU time; the stretches' CPU
+# hours), the RULES section of results/kalah-M-N-first-turns.md, and the
+# certificate of each turn, derived again from the records
+# (kalah-cluster certificate --first-turns), under
+# results/first-turns-M-N-RULES/TURN.certificate.jsonl.gz.
 #
 # Settings (environment): PITS (6), SEEDS (6), TABLE_SEEDS (32), TT_MB
 # (8192), THREADS (2), BUDGET (unit budget, 20000000 nodes), FRONTIER (8),
@@ -49,7 +64,7 @@ stretch_pid() {
 }
 
 case $cmd in
-start)
+start | turns)
     if pid=$(stretch_pid); then
         echo "long_solve.sh: a stretch already runs on $work (pid $pid)" >&2
         exit 1
@@ -57,25 +72,30 @@ start)
     cargo build --release -q -p kalah -p kalah-cluster
     mkdir -p "$work"
     "$bin/kalah" build --pits "$pits" --max-seeds "$k" "${flag[@]}" --tables "$tables"
+    if [[ $cmd == start ]]; then
+        sub=solve out=stretch tsv=stretches.tsv
+    else
+        sub=turns out=turns tsv=turns-stretches.tsv
+    fi
     began=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     (
         set +e
-        /usr/bin/time -f '%e %U %S %M' -o "$work/stretch.time" \
-            nice -n "${NICE:-10}" "$bin/kalah-cluster" solve --local --pack --json \
+        /usr/bin/time -f '%e %U %S %M' -o "$work/$out.time" \
+            nice -n "${NICE:-10}" "$bin/kalah-cluster" "$sub" --local --pack --json \
             --pits "$pits" --seeds "$seeds" "${flag[@]}" --tables "$tables" --table-seeds "$k" \
             --threads "${THREADS:-2}" --tt-mb "${TT_MB:-8192}" --unit-budget "${BUDGET:-20000000}" \
             --frontier "${FRONTIER:-8}" --progress 60 --work "$work" \
-            > "$work/stretch.out" 2> "$work/stretch.log"
+            > "$work/$out.out" 2> "$work/$out.log"
         status=$?
-        read -r wall user sys rss < <(tail -1 "$work/stretch.time") || true
-        [[ -f $work/stretches.tsv ]] ||
-            printf 'start\tend\twall_s\tuser_s\tsys_s\tpeak_rss_kib\ttable_seeds\texit\n' > "$work/stretches.tsv"
+        read -r wall user sys rss < <(tail -1 "$work/$out.time") || true
+        [[ -f $work/$tsv ]] ||
+            printf 'start\tend\twall_s\tuser_s\tsys_s\tpeak_rss_kib\ttable_seeds\texit\n' > "$work/$tsv"
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$began" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-            "$wall" "$user" "$sys" "$rss" "$k" "$status" >> "$work/stretches.tsv"
+            "$wall" "$user" "$sys" "$rss" "$k" "$status" >> "$work/$tsv"
         rm -f "$work/stretch.pid"
     ) &
     echo $! > "$work/stretch.pid"
-    echo "long_solve.sh: stretch started on $work (log: $work/stretch.log)"
+    echo "long_solve.sh: $sub stretch started on $work (log: $work/$out.log)"
     ;;
 stop)
     if ! pid=$(stretch_pid); then
@@ -84,10 +104,14 @@ stop)
     fi
     # The solver itself (its command line starts with its own path), not
     # the /usr/bin/time that waits for it and writes the stretch's times.
-    pkill -TERM -f "^[^ ]*kalah-cluster solve .*--work $work" || true
+    pkill -TERM -f "^[^ ]*kalah-cluster (solve|turns) .*--work $work" || true
     while kill -0 "$pid" 2>/dev/null; do sleep 1; done
-    tail -3 "$work/stretch.log"
-    tail -1 "$work/stretches.tsv"
+    for log in stretch turns; do
+        [[ -f $work/$log.log ]] && tail -3 "$work/$log.log"
+    done
+    [[ -f $work/stretches.tsv ]] && tail -1 "$work/stretches.tsv"
+    [[ -f $work/turns-stretches.tsv ]] && tail -1 "$work/turns-stretches.tsv"
+    true
     ;;
 wait)
     while pid=$(stretch_pid); do sleep 10; done
@@ -111,8 +135,54 @@ finish)
         }' "$work/stretches.tsv" > "results/solve-$pits-$seeds-$rules.json"
     echo "long_solve.sh: results/solve-$pits-$seeds-$rules.json and $cert written; check: kalah certify $cert"
     ;;
+finish-turns)
+    if [[ ! -s $work/turns.out ]]; then
+        echo "long_solve.sh: $work/turns.out holds no answer: the turns run has not ended with every turn" >&2
+        exit 1
+    fi
+    certs=results/first-turns-$pits-$seeds-$rules
+    mkdir -p "$certs"
+    "$bin/kalah-cluster" certificate --first-turns --work "$work" --tables "$tables" --out "$certs"
+    json=results/kalah-$pits-$seeds-first-turns-$rules.json
+    md=results/kalah-$pits-$seeds-first-turns.md
+    python3 - "$work/turns.out" "$work/turns-stretches.tsv" "$json" "$md" "$rules" "$certs" <<'PY'
+import json, re, sys
+out, tsv, json_path, md_path, rules, certs = sys.argv[1:]
+answer = json.loads(open(out).read())
+rows = [l.rstrip("\n").split("\t") for l in open(tsv)][1:]
+cpu = sum(float(r[3]) + float(r[4]) for r in rows if r[3] not in ("", "-"))
+wall = sum(float(r[2]) for r in rows if r[2] not in ("", "-"))
+answer.update(stretches=len(rows), cpu_hours=round(cpu / 3600, 3), wall_hours=round(wall / 3600, 3),
+              certificates=certs)
+open(json_path, "w").write(json.dumps(answer, indent=1) + "\n")
+name = {"ec": "empty capture", "std": "standard rule"}[rules]
+lines = [f"## Kalah({answer['pits']},{answer['seeds']}), {name}", "",
+         "Values for the first player (South), perfect play after the turn. "
+         "Nodes and CPU time: the units this turn searched; reused: units of its proof "
+         "answered before (by the solve from the start or an earlier turn).", "",
+         "| turn | value | nodes new | units new | units reused | nodes reused | CPU time (h) | certificate |",
+         "|---|---:|---:|---:|---:|---:|---:|---|"]
+for t in answer["turns"]:
+    lines.append(f"| {t['turn']} | {t['value']:+d} | {t['nodes_new']} | {t['units_new']} | "
+                 f"{t['units_reused']} of {t['proof_units']} | {t['nodes_reused']} | "
+                 f"{t['seconds_new'] / 3600:.2f} | {certs}/{t['turn']}.certificate.jsonl.gz |")
+lines += ["", f"{len(rows)} stretches, {cpu / 3600:.2f} CPU-hours, {wall / 3600:.2f} wall hours. "
+          f"Check a turn: `kalah certify {certs}/TURN.certificate.jsonl.gz`.", ""]
+section = "\n".join(lines)
+try:
+    text = open(md_path).read()
+except FileNotFoundError:
+    text = (f"# The first turns of Kalah({answer['pits']},{answer['seeds']})\n\n"
+            "Each turn solved exactly by `scripts/long_solve.sh turns`, over the records of the solve from the start.\n\n")
+head = f"## Kalah({answer['pits']},{answer['seeds']}), {name}"
+pattern = re.compile(re.escape(head) + r"\n.*?(?=\n## |\Z)", re.S)
+text = pattern.sub(lambda _: section.rstrip("\n"), text) if head in text else text.rstrip("\n") + "\n\n" + section
+open(md_path, "w").write(text.rstrip("\n") + "\n")
+PY
+    echo "long_solve.sh: $json, $md and $certs/ written; check a turn: kalah certify $certs/TURN.certificate.jsonl.gz"
+    ;;
 *)
-    echo "long_solve.sh: unknown command '$cmd' (start, stop, status, wait, finish)" >&2
+    echo "long_solve.sh: unknown command '$cmd' (start, turns, stop, status, wait, finish, finish-turns)" >&2
     exit 2
     ;;
 esac

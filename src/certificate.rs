@@ -7,7 +7,9 @@
 //! [`kalah_solver::Solver::solve_board`]). A certificate lists the facts
 //! the result needs and the boards above them whose children combine them
 //! (the *expanded* boards), and claims bounds `lower <= value <= upper` on
-//! the start (equal bounds: the value). Checking it has two parts:
+//! its start (equal bounds: the value): the game's start, or any position
+//! of the game (the header's `start`, e.g. the position after one first
+//! turn). Checking it has two parts:
 //!
 //! 1. **Logic** ([`Certificate::check_logic`]): from the start, negamax over
 //!    the expanded boards (each child sown by the rules, an extra turn
@@ -26,7 +28,30 @@
 //!
 //! # File format
 //!
-//! Gzip of JSON lines. The first is the [`Header`]; each of the others is
+//! Gzip of JSON lines. The first is the [`Header`]:
+//! `{"kalah_certificate":V,"pits":M,"seeds":N,"rules":SLUG,"start":POS,
+//! "lower":L,"upper":U,"perfect_game":[H,...],"facts":F,"expanded":E}`,
+//! fields in that order; `start` and `perfect_game` may be absent. `L` and
+//! `U` bound the final store difference for the first player (South,
+//! stores and the end rule's sweep counted) from the start.
+//!
+//! * `V` = 1 ([`FORMAT`]): the claim is about the game's start; no
+//!   `start`. Every certificate written before format 2 existed; still
+//!   written, byte for byte as before, for a solve from the start.
+//! * `V` = 2 ([`FORMAT_FROM`]): `start` is the position the claim is about,
+//!   in the text form of docs/RULES.md (`2m+2` counts in sowing order, then
+//!   `S` or `N`; seeds in the stores, either side to move), a position of
+//!   `M` houses and `2MN` seeds in all (e.g. the position after one first
+//!   turn). A reader of format 1 alone refuses it by its version rather
+//!   than check the game's start against facts about another position.
+//!
+//! When North moves at the start, the board's value for the mover is the
+//! negation of South's less North's store lead: `-U - (n - s) <= board <=
+//! -L - (n - s)` for stores `s` (South) and `n` (North) ([`board_bounds`]).
+//! Each of the others is
+//! there, the board's value for the mover is the negation of South's less
+//! North's store lead: `-U - (n - s) <= board <= -L - (n - s)` for stores
+//! `s` (South) and `n` (North). Each of the others is
 //! either a fact `{"board":HEX,"lower":L,"upper":U,"unit":NAME}` (`lower`
 //! or `upper` may be absent; HEX is the packed board, 32 hex digits, as
 //! the work directory's records write it; NAME the unit record it comes
@@ -40,16 +65,22 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use kalah_solver::{Board, EndRule, Game, Position, Rules};
+use kalah_solver::{Board, EndRule, Game, Position, Rules, Side};
 use serde::{Deserialize, Serialize};
 
-/// The format of certificates this program writes and reads.
+/// The format of a certificate about the game's start (no `start` field):
+/// every certificate before [`FORMAT_FROM`], and those this program
+/// writes for a solve from the start.
 pub const FORMAT: u32 = 1;
+
+/// The format of a certificate about another position (its header's
+/// `start`); this program reads both.
+pub const FORMAT_FROM: u32 = 2;
 
 /// What a certificate claims, about which game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
-    /// [`FORMAT`].
+    /// [`FORMAT`], or [`FORMAT_FROM`] with a `start`.
     pub kalah_certificate: u32,
     /// Houses a side.
     pub pits: usize,
@@ -57,8 +88,14 @@ pub struct Header {
     pub seeds: usize,
     /// The rule set's slug (`Rules::slug`).
     pub rules: String,
-    /// The claim: `lower <= value <= upper` for the first player (South)
-    /// from the start.
+    /// The position the claim is about, in the text form (docs/RULES.md);
+    /// `None`: the game's start (certificates written before this field
+    /// existed have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The claim: `lower <= value <= upper` for the first player (South):
+    /// the final store difference from [`Header::start`], the seeds already
+    /// in the stores counted.
     pub lower: i32,
     pub upper: i32,
     /// A perfect game (houses 1-based, one a sowing) that ends at the
@@ -139,16 +176,37 @@ pub struct LogicReport {
 }
 
 impl Certificate {
-    /// The game, rules and start position the certificate is about.
+    /// The game, rules and start position the certificate is about: the
+    /// header's `start`, or the game's start when it has none.
     ///
     /// # Errors
-    /// Unknown rules or a size no game has.
+    /// Unknown rules, a size no game has, a `start` that is not a position
+    /// of this game (not a position, other houses, other seeds in all).
     pub fn game(&self) -> Result<(Game, Position), String> {
-        let rules = Rules::from_slug(&self.header.rules)
-            .ok_or_else(|| format!("unknown rules {:?}", self.header.rules))?;
-        let start = Position::start(self.header.pits, self.header.seeds)
-            .map_err(|e| format!("Kalah({},{}): {e}", self.header.pits, self.header.seeds))?;
-        Ok((Game::new(self.header.pits, rules), start))
+        let h = &self.header;
+        let rules =
+            Rules::from_slug(&h.rules).ok_or_else(|| format!("unknown rules {:?}", h.rules))?;
+        let initial = Position::start(h.pits, h.seeds)
+            .map_err(|e| format!("Kalah({},{}): {e}", h.pits, h.seeds))?;
+        let start = match &h.start {
+            None => initial,
+            Some(text) => {
+                let pos: Position = text
+                    .parse()
+                    .map_err(|e| format!("start {text:?} is not a position: {e}"))?;
+                if pos.pits() != h.pits || pos.total_seeds() != initial.total_seeds() {
+                    return Err(format!(
+                        "start {text:?} is not a position of Kalah({},{}): {} houses a side, {} seeds in all",
+                        h.pits,
+                        h.seeds,
+                        pos.pits(),
+                        pos.total_seeds()
+                    ));
+                }
+                pos
+            }
+        };
+        Ok((Game::new(h.pits, rules), start))
     }
 
     /// Writes the certificate to `path` (gzip, through a temporary name
@@ -206,11 +264,23 @@ impl Certificate {
             .map_err(|e| format(e.to_string()))?;
         let header: Header = serde_json::from_str(&first)
             .map_err(|e| format(format!("line 1 is not a certificate header: {e}")))?;
-        if header.kalah_certificate != FORMAT {
-            return Err(format(format!(
-                "certificate format {} (this program reads {FORMAT})",
-                header.kalah_certificate
-            )));
+        match (header.kalah_certificate, &header.start) {
+            (FORMAT, None) | (FORMAT_FROM, Some(_)) => {}
+            (FORMAT, Some(_)) => {
+                return Err(format(format!(
+                    "a certificate of format {FORMAT} with a start (format {FORMAT_FROM} has one)"
+                )))
+            }
+            (FORMAT_FROM, None) => {
+                return Err(format(format!(
+                    "a certificate of format {FORMAT_FROM} without its start"
+                )))
+            }
+            (v, _) => {
+                return Err(format(format!(
+                    "certificate format {v} (this program reads {FORMAT} and {FORMAT_FROM})"
+                )))
+            }
         }
         let mut facts = Vec::with_capacity(header.facts);
         let mut expanded = Vec::with_capacity(header.expanded);
@@ -255,21 +325,23 @@ impl Certificate {
         let expanded: HashSet<Board> = self.expanded.iter().copied().collect();
         let mut prover = Prover::new(&game, &table, |b, _| expanded.contains(&b));
         let root = start.board();
-        // South moves first: the start's value is South's.
-        let (lower, upper) = (self.header.lower, self.header.upper);
-        if lower > upper {
+        // The claim is South's; the prover's values are the board's, for
+        // the side to move there, stores excluded.
+        let (claim_lower, claim_upper) = (self.header.lower, self.header.upper);
+        if claim_lower > claim_upper {
             return Err(CertificateError::Logic(format!(
-                "it claims {lower} <= value <= {upper}"
+                "it claims {claim_lower} <= value <= {claim_upper}"
             )));
         }
+        let (lower, upper) = board_bounds(&start, claim_lower, claim_upper);
         if !prover.at_least(root, lower, 0) {
             return Err(CertificateError::Logic(format!(
-                "its facts do not prove value >= {lower} for the start"
+                "its facts do not prove value >= {claim_lower} for the start"
             )));
         }
         if !prover.at_most(root, upper, 0) {
             return Err(CertificateError::Logic(format!(
-                "its facts do not prove value <= {upper} for the start"
+                "its facts do not prove value <= {claim_upper} for the start"
             )));
         }
         let proof = prover.extract(root, lower, upper);
@@ -277,6 +349,29 @@ impl Certificate {
             boards: prover.memo.len(),
             facts_used: proof.facts.len(),
         })
+    }
+}
+
+/// Bounds `(lower, upper)` on the first player's (South's) final store
+/// difference from `start` as bounds on its board's value for the side to
+/// move there, stores excluded (the prover's values).
+pub fn board_bounds(start: &Position, lower: i32, upper: i32) -> (i32, i32) {
+    let lead = start.store_difference();
+    if start.to_move() == Side::South {
+        (lower - lead, upper - lead)
+    } else {
+        (-upper - lead, -lower - lead)
+    }
+}
+
+/// The inverse of [`board_bounds`]: bounds on `start`'s board value for
+/// the side to move as bounds on South's final store difference.
+pub fn south_bounds(start: &Position, lower: i32, upper: i32) -> (i32, i32) {
+    let lead = start.store_difference();
+    if start.to_move() == Side::South {
+        (lower + lead, upper + lead)
+    } else {
+        (-(upper + lead), -(lower + lead))
     }
 }
 
@@ -704,6 +799,7 @@ mod tests {
                     pits: 4,
                     seeds: 3,
                     rules: rules.slug(),
+                    start: None,
                     lower: value,
                     upper: value,
                     perfect_game: Vec::new(),
@@ -734,7 +830,38 @@ mod tests {
             ));
             cert.write(&path).unwrap();
             assert_eq!(Certificate::read(&path).unwrap(), cert);
+            // The same header with a start: only format 2 has one.
+            let mut from = cert.clone();
+            from.header.start = Some(start.to_string());
+            from.write(&path).unwrap();
+            assert!(Certificate::read(&path).is_err(), "format 1 with a start");
+            from.header.kalah_certificate = FORMAT_FROM;
+            from.write(&path).unwrap();
+            assert_eq!(Certificate::read(&path).unwrap(), from);
+            from.header.start = None;
+            from.write(&path).unwrap();
+            assert!(Certificate::read(&path).is_err(), "format 2 without one");
             std::fs::remove_file(&path).unwrap();
+        }
+    }
+
+    /// South's bounds and the board's are each other's inverse, whoever
+    /// moves and whatever the stores hold; from the start they are equal.
+    #[test]
+    fn south_and_board_bounds_convert_both_ways() {
+        let game = Game::new(4, Rules::STANDARD);
+        let start = Position::start(4, 3).unwrap();
+        assert_eq!(board_bounds(&start, -3, 5), (-3, 5));
+        let mut pos = start;
+        pos.play(&game, 3).unwrap();
+        assert_eq!(pos.to_move(), Side::North);
+        assert_eq!(pos.store_difference(), -1);
+        // South's value v is North's -v; the board's for North is that
+        // less North's store lead (-1).
+        assert_eq!(board_bounds(&pos, -3, 5), (-4, 4));
+        for (l, u) in [(-3, 5), (0, 0), (-12, -2)] {
+            let (bl, bu) = board_bounds(&pos, l, u);
+            assert_eq!(south_bounds(&pos, bl, bu), (l, u));
         }
     }
 }

@@ -10,7 +10,9 @@
 
 use std::collections::HashSet;
 
-use kalah::certificate::{Certificate, Fact, FactTable, Header, Prover, FORMAT};
+use kalah::certificate::{
+    south_bounds, Certificate, Fact, FactTable, Header, Prover, FORMAT, FORMAT_FROM,
+};
 use kalah_solver::{Board, Game, Position, Probe};
 
 use crate::error::ClusterError;
@@ -19,6 +21,10 @@ use crate::unit::{UnitRecord, Verdict};
 
 /// The certificate of the records of a run of `game` from `start`: units
 /// at most `frontier` sowings below the start, or below a split unit.
+/// `start` may be any position of the game of `seeds` a house (the
+/// position after a first turn, say): the certificate then names it
+/// ([`FORMAT_FROM`]), and its bounds are the first player's (South's),
+/// stores counted, as they are from the game's start.
 /// `claim` is the coordinator's replay of the same records (its bounds and
 /// perfect game, when solved); `probe` the tables the run read small
 /// boards from.
@@ -88,19 +94,25 @@ pub fn certificate(
             state.lower, state.upper
         )));
     }
+    // The solved value is the mover's, stores counted.
     let perfect_game = match solved {
-        Some(s) if lower == upper && s.value == lower => s.pv.iter().map(|m| m.house).collect(),
+        Some(s) if lower == upper && s.value == lower + start.store_difference() => {
+            s.pv.iter().map(|m| m.house).collect()
+        }
         _ => Vec::new(),
     };
     let proof = prover.extract(root, lower, upper);
+    let from_start = Position::start(game.pits(), seeds).ok() == Some(start);
+    let (south_lower, south_upper) = south_bounds(&start, lower, upper);
     Ok(Certificate {
         header: Header {
-            kalah_certificate: FORMAT,
+            kalah_certificate: if from_start { FORMAT } else { FORMAT_FROM },
             pits: game.pits(),
             seeds,
             rules: game.rules().slug(),
-            lower,
-            upper,
+            start: (!from_start).then(|| start.to_string()),
+            lower: south_lower,
+            upper: south_upper,
             perfect_game,
             facts: proof.facts.len(),
             expanded: proof.expanded.len(),

@@ -22,6 +22,7 @@
 //!   node hook).
 //! * [`local`], `mpi_engine`: engines.
 //! * [`certify`]: the run's certificate from its records.
+//! * [`turns`]: the first turns, each solved over the root's records.
 //! * [`error`]: the one error of a run, [`ClusterError`].
 //! * [`report`]: the answer as text or JSON.
 
@@ -36,6 +37,7 @@ pub mod mpi_engine;
 pub mod plan;
 pub mod report;
 pub mod store;
+pub mod turns;
 pub mod unit;
 pub mod worker;
 

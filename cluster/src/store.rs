@@ -177,7 +177,7 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
     move |error| StoreError::Io {
         path: path.to_path_buf(),
         error,
@@ -579,7 +579,7 @@ fn describe(c: &RunConfig) -> String {
 /// own in the same directory, synced, then renamed over `path`, and the
 /// directory synced: `path` holds the old bytes or the new ones, whole,
 /// after any crash.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     static WRITES: AtomicU64 = AtomicU64::new(0);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(

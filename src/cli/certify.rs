@@ -51,6 +51,9 @@ struct Report {
     pits: usize,
     seeds: usize,
     rules: String,
+    /// The position the claim is about when it is not the game's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<String>,
     lower: i32,
     upper: i32,
     facts: usize,
@@ -73,8 +76,16 @@ pub fn certify(a: &CertifyArgs) -> Result<(), CliError> {
         .check_logic()
         .map_err(|e| CliError::Failure(format!("{}: {e}", a.file.display())))?;
     eprintln!(
-        "kalah certify: logic holds: {} <= value <= {} for Kalah({},{}) {}, from {} of {} facts over {} boards",
-        h.lower, h.upper, h.pits, h.seeds, h.rules, logic.facts_used, h.facts, logic.boards
+        "kalah certify: logic holds: {} <= value <= {} for Kalah({},{}) {}{}, from {} of {} facts over {} boards",
+        h.lower,
+        h.upper,
+        h.pits,
+        h.seeds,
+        h.rules,
+        h.start.as_ref().map_or(String::new(), |s| format!(" from {s}")),
+        logic.facts_used,
+        h.facts,
+        logic.boards
     );
     let perfect_game = if h.perfect_game.is_empty() {
         None
@@ -141,6 +152,7 @@ pub fn certify(a: &CertifyArgs) -> Result<(), CliError> {
         pits: h.pits,
         seeds: h.seeds,
         rules: h.rules.clone(),
+        start: h.start.clone(),
         lower: h.lower,
         upper: h.upper,
         facts: h.facts,
@@ -164,10 +176,13 @@ pub fn certify(a: &CertifyArgs) -> Result<(), CliError> {
         format!("{} <= value <= {}", h.lower, h.upper)
     };
     outln!(
-        "certified: Kalah({},{}) {}, {claim} (for the first player)",
+        "certified: Kalah({},{}) {}, {claim} (for the first player){}",
         h.pits,
         h.seeds,
-        h.rules
+        h.rules,
+        h.start
+            .as_ref()
+            .map_or(String::new(), |s| format!(" from {s}"))
     )?;
     outln!(
         "logic: {} facts and {} expanded boards prove it ({} facts used, {} boards evaluated)",

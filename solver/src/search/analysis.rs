@@ -6,6 +6,7 @@
 //! under perfect play, for the side named.
 
 use super::solver::{Interrupted, SearchStats, Solver};
+use crate::board::Game;
 use crate::notation::Line;
 use crate::position::{Position, Side};
 use std::fmt;
@@ -169,20 +170,26 @@ fn for_side(value: i32, to_move: Side, side: Side) -> i32 {
 /// Every turn the side to move can play: sowings joined while they earn
 /// extra turns and the game goes on. Empty for a finished game.
 pub fn turns(solver: &Solver, position: &Position) -> Vec<(Vec<usize>, Position)> {
+    turns_of(solver.game(), position)
+}
+
+/// [`turns`] by the rules of `game` alone (no solver): each turn's houses
+/// (1-based, one a sowing) and the position after it, in house order.
+pub fn turns_of(game: &Game, position: &Position) -> Vec<(Vec<usize>, Position)> {
     fn walk(
-        solver: &Solver,
+        game: &Game,
         pos: &Position,
         prefix: &mut Vec<usize>,
         out: &mut Vec<(Vec<usize>, Position)>,
     ) {
-        for house in pos.legal_moves(solver.game().rules()) {
+        for house in pos.legal_moves(game.rules()) {
             let mut next = *pos;
-            let Ok(played) = next.play(solver.game(), house) else {
+            let Ok(played) = next.play(game, house) else {
                 continue;
             };
             prefix.push(house);
             if played.extra_turn && !played.game_over {
-                walk(solver, &next, prefix, out);
+                walk(game, &next, prefix, out);
             } else {
                 out.push((prefix.clone(), next));
             }
@@ -190,7 +197,7 @@ pub fn turns(solver: &Solver, position: &Position) -> Vec<(Vec<usize>, Position)
         }
     }
     let mut out = Vec::new();
-    walk(solver, position, &mut Vec::new(), &mut out);
+    walk(game, position, &mut Vec::new(), &mut out);
     out
 }
 

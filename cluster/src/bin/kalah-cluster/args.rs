@@ -163,6 +163,11 @@ pub(crate) struct CertificateArgs {
     /// (default: as `kalah`'s).
     #[arg(long, value_name = "DIR")]
     pub(crate) tables: Option<PathBuf>,
+    /// One certificate for each first turn (as `kalah-cluster turns`
+    /// writes them), from the position after the turn: into --out, a
+    /// directory (default: WORK/turns), as TURN.certificate.jsonl.gz.
+    #[arg(long)]
+    pub(crate) first_turns: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub(crate) json: bool,

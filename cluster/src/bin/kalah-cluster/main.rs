@@ -10,6 +10,7 @@ mod args;
 mod ping;
 mod records;
 mod solve;
+mod turns;
 
 use std::process::ExitCode;
 
@@ -37,6 +38,21 @@ enum Command {
     /// Solve Kalah(M,N) from the start: every rank runs this command.
     /// Killed, the same command resumes from the work directory.
     Solve(SolveArgs),
+    /// Solve every first turn of Kalah(M,N) exactly, each certified, over
+    /// the work directory of the solve from the start, its units reused
+    /// (the same flags as `solve`, with --local).
+    ///
+    /// The turns are solved one after another: each a complete turn of
+    /// the first player, its extra turns included (1.2 ... 1.6, 2, ... in
+    /// Kalah(6,6)). A turn of k sowings is solved with the frontier less
+    /// k (at least 1), so that its units are the root solve's: each one
+    /// that solve answered is reused, not searched again. Each turn's
+    /// value (for the first player), perfect game from the start, units
+    /// and nodes new and reused go to WORK/turns/TURN.json, its
+    /// certificate to WORK/turns/TURN.certificate.jsonl.gz (`kalah
+    /// certify` checks it). Killed, the same command resumes: finished
+    /// turns are read back, the one under way goes on from its records.
+    Turns(SolveArgs),
     /// Where the run in a work directory stands, without running it: the
     /// game, the root's bounds so far, units and nodes recorded, CPU
     /// time, whether a process runs on it now.
@@ -60,6 +76,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Prepare(g) => solve::prepare(&g),
         Command::Solve(a) => solve::solve(&a),
+        Command::Turns(a) => turns::turns(&a),
         Command::Status(a) => records::status(&a),
         Command::Pack(a) => records::pack(&a),
         Command::Certificate(a) => records::write_certificate(&a),

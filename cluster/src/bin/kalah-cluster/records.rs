@@ -73,25 +73,32 @@ impl Replayed {
 
     /// The coordinator's plan over the records.
     pub(crate) fn plan(&self) -> Result<kalah_cluster::plan::Plan, CliError> {
+        self.plan_from(self.start, self.config.frontier)
+    }
+
+    /// The coordinator's plan over the records of the solve from `start`
+    /// with `frontier` (a first turn's: see `kalah_cluster::turns`).
+    pub(crate) fn plan_from(
+        &self,
+        start: Position,
+        frontier: u32,
+    ) -> Result<kalah_cluster::plan::Plan, CliError> {
         use kalah_cluster::facts::Facts;
         let mut facts = Facts::default();
         for r in &self.loaded.records {
             facts.add(r.key().map_err(failure)?, r.verdict);
             r.known.iter().for_each(|k| facts.add_known(k));
         }
-        let mut tree = TopTree::new(
-            &self.game,
-            self.probe(),
-            self.config.frontier,
-            self.start,
-            0,
-        );
+        let mut tree = TopTree::new(&self.game, self.probe(), frontier, start, 0);
         tree.cut_early = self.config.cut_early;
         tree.plan(&mut facts).map_err(failure)
     }
 }
 
 pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
+    if a.first_turns {
+        return write_turn_certificates(a);
+    }
     let r = Replayed::open(&a.work, a.tables.clone())?;
     let plan = r.plan()?;
     let t0 = std::time::Instant::now();
@@ -263,5 +270,64 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
         (None, None) => writeln!(out, "next: {} units", plan.required),
     };
     write_line(format_args!("{}", out.trim_end()))?;
+    Ok(())
+}
+
+/// `certificate --first-turns`: one certificate a first turn, from the
+/// records as they are (bounds where a turn is not solved yet).
+fn write_turn_certificates(a: &CertificateArgs) -> Result<(), CliError> {
+    let r = Replayed::open(&a.work, a.tables.clone())?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| kalah_cluster::turns::turns_dir(&a.work));
+    std::fs::create_dir_all(&out).map_err(|e| failure(format!("{}: {e}", out.display())))?;
+    let mut written = Vec::new();
+    for turn in kalah_cluster::turns::first_turns(&r.game, r.start, r.config.frontier) {
+        let plan = r.plan_from(turn.position, turn.frontier)?;
+        let cert = kalah_cluster::certify::certificate(
+            &r.game,
+            turn.position,
+            r.config.identity.seeds,
+            turn.frontier,
+            &r.loaded.records,
+            r.probe(),
+            (&plan.root, plan.solved.as_ref()),
+        )
+        .map_err(failure)?;
+        let path = out.join(format!("{}.certificate.jsonl.gz", turn.label()));
+        cert.write(&path).map_err(failure)?;
+        let h = &cert.header;
+        if !a.json {
+            write_line(format_args!(
+                "turn {}: {}: {} <= value <= {} for the first player, from {} facts{}",
+                turn.label(),
+                path.display(),
+                h.lower,
+                h.upper,
+                h.facts,
+                if h.perfect_game.is_empty() {
+                    ""
+                } else {
+                    ", with a perfect game"
+                }
+            ))?;
+        }
+        written.push(serde_json::json!({
+            "turn": turn.label(),
+            "certificate": path.display().to_string(),
+            "lower": h.lower,
+            "upper": h.upper,
+            "facts": h.facts,
+            "expanded": h.expanded,
+            "perfect_game": !h.perfect_game.is_empty(),
+        }));
+    }
+    if a.json {
+        write_line(format_args!(
+            "{}",
+            serde_json::to_string(&serde_json::json!({ "turns": written })).expect("plain struct")
+        ))?;
+    }
     Ok(())
 }
