@@ -12,10 +12,10 @@
 use std::time::Instant;
 
 use clap::Args;
-use kalah_solver::{Game, Line, Numbering, Rules, Side};
+use kalah_solver::{Rules, Side};
 
 use super::args::{BookUse, SearchArgs, TableArgs};
-use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
+use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
 use super::output::json_line;
 use super::play::Oracle;
 use crate::outln;
@@ -60,22 +60,17 @@ pub struct AnalyzeArgs {
 
 /// `kalah analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
-    let start = match &args.from {
-        Some(text) => parse_position(std::slice::from_ref(text))?,
-        None => args.game.size()?.start(),
-    };
-    let rules = args.rules.rules();
-    let game = Game::new(start.pits(), rules);
-    let numbering = if args.idu {
-        Numbering::FromZero
-    } else {
-        Numbering::FromOne
-    };
-    let line = Line::parse(&args.line, numbering)
-        .map_err(|e| CliError::Input(format!("invalid line \"{}\": {e}", args.line)))?;
     // Refused before any table is built or search started.
-    line.replay(&game, start)
-        .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
+    let ReadLine {
+        game, start, line, ..
+    } = read_line(
+        args.from.as_ref(),
+        &args.game,
+        args.rules.rules(),
+        args.idu,
+        &args.line,
+    )?;
+    let rules = game.rules();
     let started = Instant::now();
     let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
     let reviewed = review(&game, start, &line, |p| {

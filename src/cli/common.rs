@@ -4,7 +4,7 @@
 use std::fmt;
 
 use clap::{Args, ValueEnum};
-use kalah_solver::{CaptureRule, EndRule, GameSize, Position, Rules};
+use kalah_solver::{CaptureRule, EndRule, Game, GameSize, Line, Numbering, Position, Rules};
 
 /// A command's failure. Input errors exit with status 2, failures with 1.
 #[derive(Debug)]
@@ -228,6 +228,53 @@ pub fn count(n: usize, noun: &str) -> String {
 pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A move line as `play-line` and `analyze` read it: from `--from` or the
+/// start of the game the size flags give, in the house numbering `--idu`
+/// chooses, replayed once so that an illegal move is refused before any
+/// work starts.
+pub struct ReadLine {
+    pub game: Game,
+    pub start: Position,
+    pub line: Line,
+    /// Where the line ends.
+    pub end: Position,
+}
+
+/// Reads and replays `text` (see [`ReadLine`]).
+///
+/// # Errors
+/// A bad `--from` position or size, a malformed line, or a move that is
+/// not legal where it is played (input errors naming the line).
+pub fn read_line(
+    from: Option<&String>,
+    size: &GameArgs,
+    rules: Rules,
+    idu: bool,
+    text: &str,
+) -> Result<ReadLine, CliError> {
+    let start = match from {
+        Some(from) => parse_position(std::slice::from_ref(from))?,
+        None => size.size()?.start(),
+    };
+    let game = Game::new(start.pits(), rules);
+    let numbering = if idu {
+        Numbering::FromZero
+    } else {
+        Numbering::FromOne
+    };
+    let line = Line::parse(text, numbering)
+        .map_err(|e| CliError::Input(format!("invalid line \"{text}\": {e}")))?;
+    let end = line
+        .replay(&game, start)
+        .map_err(|e| CliError::Input(format!("line \"{text}\": {e}")))?;
+    Ok(ReadLine {
+        game,
+        start,
+        line,
+        end,
+    })
 }
 
 /// The most threads any command starts: far more than any machine has

@@ -3,9 +3,9 @@
 use crate::outln;
 
 use clap::Args;
-use kalah_solver::{Game, Line, Numbering, Side};
+use kalah_solver::Side;
 
-use super::common::{count, parse_position, signed, CliError, GameArgs, RulesArgs};
+use super::common::{count, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
 use super::output::json_line;
 use super::show::PositionJson;
 use serde::Serialize;
@@ -37,22 +37,16 @@ pub struct PlayLineArgs {
 
 /// Replays a move line and prints where it ends.
 pub fn play_line(args: &PlayLineArgs) -> Result<(), CliError> {
-    let start = match &args.from {
-        Some(text) => parse_position(std::slice::from_ref(text))?,
-        None => args.game.size()?.start(),
-    };
-    let rules = args.rules.rules();
-    let game = Game::new(start.pits(), rules);
-    let numbering = if args.idu {
-        Numbering::FromZero
-    } else {
-        Numbering::FromOne
-    };
-    let line = Line::parse(&args.line, numbering)
-        .map_err(|e| CliError::Input(format!("invalid line \"{}\": {e}", args.line)))?;
-    let end = line
-        .replay(&game, start)
-        .map_err(|e| CliError::Input(format!("line \"{}\": {e}", args.line)))?;
+    let ReadLine {
+        game, line, end, ..
+    } = read_line(
+        args.from.as_ref(),
+        &args.game,
+        args.rules.rules(),
+        args.idu,
+        &args.line,
+    )?;
+    let rules = game.rules();
     if args.json {
         #[derive(Serialize)]
         struct Replayed<'a> {

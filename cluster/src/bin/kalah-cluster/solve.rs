@@ -176,19 +176,18 @@ pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> 
 pub(crate) type EngineMaker<'m> =
     &'m mut dyn FnMut() -> Box<dyn kalah_cluster::coordinator::Engine + 'm>;
 
-/// The coordinator: opens the work directory and the tables, runs the top
-/// tree over `engine` (the in-process one when `None`), prints the answer.
-pub(crate) fn coordinate_here(
+/// The run's identity and settings from the flags, and its work directory
+/// opened (locked) under them: a directory of another game or settings is
+/// refused, naming it.
+///
+/// # Errors
+/// A busy or unreadable directory (failure), one of another run (input).
+pub(crate) fn open_run(
     a: &SolveArgs,
     start: Position,
-    engine: Option<EngineMaker<'_>>,
-) -> Result<(), CliError> {
+    table_seeds: Option<u32>,
+) -> Result<(RunIdentity, RunConfig, WorkDir), CliError> {
     let rules = a.game.rules.rules();
-    let game = Game::new(a.game.pits, rules);
-    let t0 = std::time::Instant::now();
-    let tables = tables_of(&a.game, false)?;
-    let build_seconds = t0.elapsed().as_secs_f64();
-    let table_seeds = tables.as_ref().map(|t| t.max_seeds());
     let identity = RunIdentity {
         pits: a.game.pits,
         seeds: a.game.seeds,
@@ -209,10 +208,28 @@ pub(crate) fn coordinate_here(
         cut_early,
     };
     let busy = if a.wait { Busy::Wait } else { Busy::Refuse };
-    let mut dir = WorkDir::open(&a.work, &config, busy).map_err(|e| match e {
+    let dir = WorkDir::open(&a.work, &config, busy).map_err(|e| match e {
         StoreError::Busy { .. } | StoreError::Io { .. } => failure(e),
         _ => CliError::Input(e.to_string()),
     })?;
+    Ok((identity, config, dir))
+}
+
+/// The coordinator: opens the work directory and the tables, runs the top
+/// tree over `engine` (the in-process one when `None`), prints the answer.
+pub(crate) fn coordinate_here(
+    a: &SolveArgs,
+    start: Position,
+    engine: Option<EngineMaker<'_>>,
+) -> Result<(), CliError> {
+    let rules = a.game.rules.rules();
+    let game = Game::new(a.game.pits, rules);
+    let t0 = std::time::Instant::now();
+    let tables = tables_of(&a.game, false)?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let table_seeds = tables.as_ref().map(|t| t.max_seeds());
+    let (identity, config, mut dir) = open_run(a, start, table_seeds)?;
+    let (frontier, cut_early) = (config.frontier, config.cut_early);
     let loaded = dir.load().map_err(failure)?;
     for r in &loaded.refused {
         eprintln!("kalah-cluster: refused (recomputed): {r}");

@@ -9,19 +9,18 @@ use kalah_solver::{Game, Position, Probe, Side};
 use serde::Serialize;
 
 use kalah_cluster::coordinator::{coordinate, Settings};
-use kalah_cluster::plan::{TopTree, CUT_EARLY};
-use kalah_cluster::store::{Busy, RunConfig, StoreError, WorkDir};
+use kalah_cluster::plan::TopTree;
+use kalah_cluster::store::WorkDir;
 use kalah_cluster::turns::{
     certificate_path, first_turns, next_seq, read_ledger, reused, spent_since, write_ledger,
     FirstTurn, TurnLedger, TurnResult,
 };
-use kalah_cluster::unit::RunIdentity;
 use kalah_cluster::worker::UnitSolver;
 use kalah_cluster::{report, ClusterError};
 
 use crate::args::SolveArgs;
 use crate::failure;
-use crate::solve::{default_frontier, start_of, tables_of, worker_tt_mb};
+use crate::solve::{open_run, start_of, tables_of, worker_tt_mb};
 
 /// One turn of the answer: its ledger's result with its name and place.
 #[derive(Serialize)]
@@ -46,31 +45,9 @@ pub(crate) fn turns(a: &SolveArgs) -> Result<(), CliError> {
     let game = Game::new(a.game.pits, rules);
     let tables = tables_of(&a.game, false)?;
     let table_seeds = tables.as_ref().map(|t| t.max_seeds());
-    let identity = RunIdentity {
-        pits: a.game.pits,
-        seeds: a.game.seeds,
-        rules: rules.slug(),
-        table_seeds: table_seeds.unwrap_or(0),
-    };
-    let frontier = a
-        .frontier
-        .unwrap_or_else(|| default_frontier(start.total_seeds()));
-    let cut_early = a
-        .cut_early
-        .unwrap_or(if a.unit_budget > 0 { CUT_EARLY } else { 0 });
     // The root solve's own run: the same flags open the same directory.
-    let config = RunConfig {
-        format: kalah_cluster::store::FORMAT,
-        identity: identity.clone(),
-        frontier,
-        budget: a.unit_budget,
-        cut_early,
-    };
-    let busy = if a.wait { Busy::Wait } else { Busy::Refuse };
-    let mut dir = WorkDir::open(&a.work, &config, busy).map_err(|e| match e {
-        StoreError::Busy { .. } | StoreError::Io { .. } => failure(e),
-        _ => CliError::Input(e.to_string()),
-    })?;
+    let (_, config, mut dir) = open_run(a, start, table_seeds)?;
+    let (frontier, cut_early) = (config.frontier, config.cut_early);
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
     let tt_mb = worker_tt_mb(a, start, tables.as_deref());
     let threads = if a.threads == 0 {
