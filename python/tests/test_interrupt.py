@@ -15,6 +15,12 @@ SCRIPT = r"""
 import json, os, signal, threading, time
 import kalah
 
+# Python's own Ctrl-C handler, whatever SIGINT disposition this process
+# inherited: a job started in the background by a non-interactive shell
+# (a CI runner, `nohup ... &`) inherits SIGINT ignored, and Python then
+# installs no handler.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 sent = {}
 def ctrl_c():
     sent["at"] = time.monotonic()
