@@ -75,7 +75,7 @@ pub fn from_tables(
 ) -> Result<Option<Answer>, Error> {
     let t = Instant::now();
     let with_pv = detail.pv;
-    let Some(mut a) = query::answer(tables, game, pos) else {
+    let Some(a) = query::answer(tables, game, pos) else {
         return Ok(None);
     };
     let pv = if with_pv {
@@ -89,21 +89,7 @@ pub fn from_tables(
     {
         return Err(inconsistent(tables, pos));
     }
-    if !detail.moves {
-        a.moves.clear();
-        a.best.clear();
-    }
-    Ok(Some(Answer {
-        position: *pos,
-        value: a.value,
-        moves: a.moves,
-        best: a.best,
-        value_only: !detail.moves,
-        pv,
-        source: Source::Table,
-        nodes: 0,
-        ms: t.elapsed().as_secs_f64() * 1e3,
-    }))
+    Ok(Some(checked(a, pos, detail, pv, Source::Table, t)))
 }
 
 /// The failure for tables that contradict themselves at `pos`: a value that
@@ -147,7 +133,7 @@ pub fn from_probe(
     source: Source,
 ) -> Result<Option<Answer>, Contradiction> {
     let t = Instant::now();
-    let Some(mut a) = query::answer(probe, game, pos) else {
+    let Some(a) = query::answer(probe, game, pos) else {
         return Ok(None);
     };
     let pv = if detail.pv {
@@ -161,11 +147,25 @@ pub fn from_probe(
     if !a.consistent() || !query::children_consistent(probe, game, pos) {
         return Err(Contradiction);
     }
+    Ok(Some(checked(a, pos, detail, pv, source, t)))
+}
+
+/// The answer for `pos` from `a`, values already checked, read by a
+/// prober (the tables, a book, kept answers) since `t`: without the moves
+/// unless `detail` asks for them.
+fn checked(
+    mut a: query::TableAnswer,
+    pos: &Position,
+    detail: Detail,
+    pv: Option<Vec<kalah_solver::search::PvMove>>,
+    source: Source,
+    t: Instant,
+) -> Answer {
     if !detail.moves {
         a.moves.clear();
         a.best.clear();
     }
-    Ok(Some(Answer {
+    Answer {
         position: *pos,
         value: a.value,
         moves: a.moves,
@@ -175,7 +175,7 @@ pub fn from_probe(
         source,
         nodes: 0,
         ms: t.elapsed().as_secs_f64() * 1e3,
-    }))
+    }
 }
 
 pub fn finished(game: &Game, pos: &Position) -> Option<Answer> {
