@@ -3,7 +3,9 @@
 //! The engine (rules, index, tables, search) lives in the `kalah-solver`
 //! crate and is re-exported here whole, so `kalah::Position` is the same
 //! type as `kalah_solver::Position`. [`service`] answers positions, one or
-//! a stream, for any front end; [`cli`] parses arguments and renders.
+//! a stream, for any front end; [`cli`] parses arguments and renders;
+//! [`output`] prints to standard output without panicking, for every front
+//! end that prints there.
 //!
 //! No unsafe code: the platform calls are the engine's
 //! (`kalah_solver::platform`), the signal handlers `signal-hook`'s.
@@ -15,6 +17,7 @@ pub use kalah_solver::*;
 pub mod certificate;
 pub mod cli;
 pub mod interrupt;
+pub mod output;
 pub mod published;
 pub mod report;
 pub mod serve;

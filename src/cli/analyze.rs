@@ -16,7 +16,7 @@ use kalah_solver::{Rules, Side};
 
 use super::args::{BookUse, SearchArgs, TableArgs};
 use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
-use super::output::json_line;
+use crate::output::json_line;
 use super::play::Oracle;
 use crate::outln;
 use crate::service::review::{review, Review, ReviewError};

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::args::{prepare_tables, BookUse, SearchArgs, TableArgs};
 use super::common::{CliError, GameArgs, RulesArgs};
-use super::output::json_line;
+use crate::output::json_line;
 use super::progress::{note, Stderr};
 use crate::outln;
 use crate::service::answer::round3;

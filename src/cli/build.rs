@@ -14,7 +14,7 @@ use kalah_solver::table::{
 };
 
 use super::common::{parse_threads, plural, usize_in, CliError, RulesArgs, PITS_RANGE};
-use super::output::json_line;
+use crate::output::json_line;
 use super::tables as table_dir;
 use crate::outln;
 use crate::service::answer::round3;

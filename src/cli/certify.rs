@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::certificate::{Certificate, Fact};
 use crate::cli::args::TableArgs;
-use crate::cli::output::json_line;
+use crate::output::json_line;
 use crate::cli::CliError;
 use crate::outln;
 use crate::service::setup::{self, StopBy};

@@ -6,6 +6,8 @@ use std::fmt;
 use clap::{Args, ValueEnum};
 use kalah_solver::{CaptureRule, EndRule, Game, GameSize, Line, Numbering, Position, Rules};
 
+use crate::output::StdoutError;
+
 /// A command's failure. Input errors exit with status 2, failures with 1.
 #[derive(Debug)]
 pub enum CliError {
@@ -13,9 +15,9 @@ pub enum CliError {
     Input(String),
     /// The work itself failed: I/O, a corrupt table, a mismatch...
     Failure(String),
-    /// Standard output could not be written (see [`super::output`]): a
+    /// Standard output could not be written (see [`crate::output`]): a
     /// closed pipe ends quietly with status 0, anything else is a failure.
-    Stdout(std::io::Error),
+    Stdout(StdoutError),
 }
 
 impl CliError {
@@ -24,7 +26,7 @@ impl CliError {
         match self {
             CliError::Input(_) => 2,
             CliError::Failure(_) => 1,
-            CliError::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            CliError::Stdout(e) if e.is_closed_pipe() => 0,
             CliError::Stdout(_) => 1,
         }
     }
@@ -32,7 +34,7 @@ impl CliError {
     /// Whether the error is worth a message on stderr (a closed pipe is
     /// not: the reader stopped reading on purpose).
     pub fn is_quiet(&self) -> bool {
-        matches!(self, CliError::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+        matches!(self, CliError::Stdout(e) if e.is_closed_pipe())
     }
 }
 
@@ -40,7 +42,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Input(m) | CliError::Failure(m) => f.write_str(m),
-            CliError::Stdout(e) => write!(f, "cannot write to standard output: {e}"),
+            CliError::Stdout(e) => write!(f, "{e}"),
         }
     }
 }
@@ -51,8 +53,14 @@ impl From<crate::service::Error> for CliError {
         match e {
             Error::Input(m) => CliError::Input(m),
             Error::Failure(m) => CliError::Failure(m),
-            Error::Output(e) => CliError::Stdout(e),
+            Error::Output(e) => CliError::Stdout(StdoutError(e)),
         }
+    }
+}
+
+impl From<StdoutError> for CliError {
+    fn from(e: StdoutError) -> CliError {
+        CliError::Stdout(e)
     }
 }
 
@@ -62,7 +70,7 @@ impl From<CliError> for crate::service::Error {
         match e {
             CliError::Input(m) => Error::Input(m),
             CliError::Failure(m) => Error::Failure(m),
-            CliError::Stdout(e) => Error::Output(e),
+            CliError::Stdout(e) => Error::Output(e.0),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The command-line interface: one module per command, named after it,
 //! and the pieces they share: argument types and parsers ([`common`], the
-//! solving flags in [`args`]), output ([`output`], [`progress`]). Commands
+//! solving flags in [`args`]), output ([`output`]: `outln!` over
+//! [`crate::output`]; [`progress`]). Commands
 //! parse, call the service or the engine, and print; no game logic here.
 
 pub mod analyze;

@@ -8,7 +8,7 @@ use kalah_solver::perft::perft;
 use kalah_solver::Game;
 
 use super::common::{CliError, GameArgs, RulesArgs};
-use super::output::json_line;
+use crate::output::json_line;
 use crate::service::answer::round3;
 use serde::Serialize;
 

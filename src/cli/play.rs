@@ -183,7 +183,7 @@ fn hint_text(answer: &Answer) -> String {
 fn prompt(text: &str) -> Result<(), CliError> {
     io::stdout()
         .write_all(text.as_bytes())
-        .map_err(CliError::Stdout)?;
+        .map_err(crate::output::StdoutError)?;
     output::flush()
 }
 

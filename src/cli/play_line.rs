@@ -6,7 +6,7 @@ use clap::Args;
 use kalah_solver::Side;
 
 use super::common::{count, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
-use super::output::json_line;
+use crate::output::json_line;
 use super::show::PositionJson;
 use serde::Serialize;
 

@@ -14,7 +14,7 @@ use super::common::{
     count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
 };
 use super::output;
-use super::output::json_line;
+use crate::output::json_line;
 use super::progress::note;
 use super::solve::{solve_start, turn_text};
 use crate::outln;

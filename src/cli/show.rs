@@ -6,7 +6,7 @@ use clap::Args;
 use kalah_solver::{Position, Rules, Side};
 
 use super::common::{count, parse_position, signed, CliError, RulesArgs};
-use super::output::json_line;
+use crate::output::json_line;
 use serde::Serialize;
 
 /// Arguments of `kalah show`.

@@ -26,7 +26,7 @@ use kalah_solver::table::{format, try_lock_build, TableFile, ALL_RULES};
 use kalah_solver::Rules;
 
 use super::common::{plural, CliError};
-use super::output::json_line;
+use crate::output::json_line;
 use crate::outln;
 use serde::Serialize;
 

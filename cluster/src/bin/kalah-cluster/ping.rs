@@ -6,7 +6,7 @@ use crate::args::PingArgs;
 #[cfg(feature = "mpi")]
 use crate::failure;
 #[cfg(feature = "mpi")]
-use kalah::cli::output::write_line;
+use kalah::output::write_line;
 #[cfg(feature = "mpi")]
 use kalah_cluster::worker::UnitSolver;
 #[cfg(feature = "mpi")]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kalah::cli::args::TableArgs;
-use kalah::cli::output::write_line;
+use kalah::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use kalah::cli::args::prepare_tables;
-use kalah::cli::output::write_line;
+use kalah::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};

@@ -2,7 +2,7 @@
 //! over the root solve's work directory and records
 //! ([`kalah_cluster::turns`]), each with its certificate.
 
-use kalah::cli::output::write_line;
+use kalah::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::search::PvMove;
 use kalah_solver::{Game, Position, Probe, Side};
