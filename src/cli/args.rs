@@ -12,7 +12,7 @@ use kalah_solver::{Game, Probe, Rules};
 
 use super::build::build_with_progress;
 use super::common::{parse_threads, usize_in, CliError, MAX_THREADS};
-use super::tables::{self as table_dir, TableDir};
+use crate::service::table_dir::{self, TableDir};
 use crate::service;
 use crate::service::setup::{self, StopBy, TablePolicy};
 
@@ -137,7 +137,7 @@ pub fn prepare_tables(
 ) -> Result<Option<Arc<Tables>>, CliError> {
     let dir = args.dir();
     let builder = |path: &Path, config: &BuildConfig| -> Result<(), service::Error> {
-        dir.ensure(false)?;
+        dir.ensure(false, &super::progress::Stderr)?;
         build_with_progress(path, config, false)?;
         Ok(())
     };

@@ -105,7 +105,7 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
     let total = (2 * pits * seeds) as u32;
     let tables = prepare_tables(&args.tables, pits, rules, total, true)?;
     let dir = args.tables.dir();
-    dir.ensure(true)?;
+    dir.ensure(true, &Stderr)?;
     let built = run_build(
         &args.tables,
         &args.search,

@@ -15,7 +15,8 @@ use kalah_solver::table::{
 
 use super::common::{parse_threads, plural, usize_in, CliError, RulesArgs, PITS_RANGE};
 use crate::output::json_line;
-use super::tables as table_dir;
+use super::progress::Stderr;
+use crate::service::table_dir;
 use crate::outln;
 use crate::service::answer::round3;
 use serde::Serialize;
@@ -243,7 +244,7 @@ pub fn build_command(args: &BuildArgs) -> Result<(), CliError> {
         threads: args.threads,
     };
     let dir = table_dir::resolve(args.tables.as_deref());
-    dir.ensure(true)?;
+    dir.ensure(true, &Stderr)?;
     let report = build_with_progress(&dir.path, &config, args.no_size_limit)?;
     let kept = report.tiers.iter().filter(|t| t.reused).count();
     let rate = report.built_boards as f64 / report.seconds.max(1e-9);

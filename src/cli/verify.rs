@@ -10,7 +10,7 @@ use kalah_solver::table::{verify_tables, VerifyConfig};
 
 use super::build::table_error;
 use super::common::{parse_threads, plural, usize_in, CliError, RulesArgs, PITS_RANGE};
-use super::tables as table_dir;
+use crate::service::table_dir;
 use crate::outln;
 
 /// Arguments of `kalah verify`.

@@ -2,6 +2,8 @@
 //!
 //! A front end (the `kalah` command today, a server tomorrow) parses its
 //! requests and renders the answers; everything between lives here:
+//! - [`table_dir`]: where the endgame tables live (the directory a request
+//!   names, else the environment's, else a default one);
 //! - [`setup`]: which endgame tables to open (or build) for a game, and how
 //!   large a transposition table its search gets;
 //! - [`position`]: the answer for one position (a finished game's score,
@@ -27,6 +29,7 @@ mod fast_line;
 pub mod position;
 pub mod review;
 pub mod setup;
+pub mod table_dir;
 pub mod ticker;
 
 use kalah_solver::Position;
