@@ -4,8 +4,9 @@
 //! crate and is re-exported here whole, so `kalah::Position` is the same
 //! type as `kalah_solver::Position`. [`service`] answers positions, one or
 //! a stream, for any front end; [`cli`] parses arguments and renders;
-//! [`output`] prints to standard output without panicking, for every front
-//! end that prints there.
+//! [`output`] prints to standard output without panicking, and
+//! [`progress`] shows a person watching what goes on, on standard error,
+//! for every terminal front end.
 //!
 //! No unsafe code: the platform calls are the engine's
 //! (`kalah_solver::platform`), the signal handlers `signal-hook`'s.
@@ -18,6 +19,7 @@ pub mod certificate;
 pub mod cli;
 pub mod interrupt;
 pub mod output;
+pub mod progress;
 pub mod published;
 pub mod report;
 pub mod serve;

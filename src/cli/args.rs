@@ -1,20 +1,18 @@
 //! The flags every solving command shares (tables, search), turned into
 //! the service's setup ([`crate::service::setup`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread;
 
 use clap::Args;
 use kalah_solver::search::{SearchConfig, Solver};
-use kalah_solver::table::{BuildConfig, Tables};
-use kalah_solver::{Game, Probe, Rules};
+use kalah_solver::table::Tables;
+use kalah_solver::{Game, Rules};
 
-use super::build::build_with_progress;
 use super::common::{parse_threads, usize_in, CliError, MAX_THREADS};
+use crate::service::setup::{self, SearchPolicy, TablePolicy};
 use crate::service::table_dir::{self, TableDir};
-use crate::service;
-use crate::service::setup::{self, StopBy, TablePolicy};
 
 /// Where the endgame tables are and how many seeds they cover.
 #[derive(Args, Clone, Debug)]
@@ -90,14 +88,18 @@ impl SearchArgs {
         }
     }
 
+    /// The search these flags ask for, as the service takes it.
+    pub fn policy(&self) -> SearchPolicy {
+        SearchPolicy {
+            threads: self.threads(),
+            tt_mb: self.tt_mb,
+        }
+    }
+
     /// The search configuration these flags give, with a transposition
     /// table of `default_tt_mb` MiB unless `--tt-mb` says otherwise.
     pub fn config(&self, default_tt_mb: usize) -> SearchConfig {
-        SearchConfig {
-            tt_mb: self.tt_mb.unwrap_or(default_tt_mb).max(1),
-            threads: self.threads(),
-            ..SearchConfig::default()
-        }
+        self.policy().config(default_tt_mb)
     }
 }
 
@@ -111,10 +113,8 @@ impl TableArgs {
 
     /// [`TableArgs::policy`], with the opening book as `book` says.
     pub fn policy_with(&self, book: &BookUse) -> TablePolicy {
-        let dir = self.dir();
         TablePolicy {
-            named: !dir.source.is_default(),
-            dir: dir.path,
+            dir: self.dir(),
             table_seeds: self.table_seeds,
             no_tables: self.no_tables,
             no_book: book.no_book,
@@ -122,9 +122,9 @@ impl TableArgs {
     }
 }
 
-/// The tables for `pits` and `rules` by the flags' policy
-/// ([`setup::prepare_tables`]), building the missing tiers first with
-/// progress bars when `build` is set.
+/// The tables for `pits` and `rules` by the flags' policy, building the
+/// missing tiers first with progress bars when `build` is set
+/// ([`crate::progress::build::prepare_tables`]).
 ///
 /// # Errors
 /// As [`setup::prepare_tables`].
@@ -135,28 +135,19 @@ pub fn prepare_tables(
     total_seeds: u32,
     build: bool,
 ) -> Result<Option<Arc<Tables>>, CliError> {
-    let dir = args.dir();
-    let builder = |path: &Path, config: &BuildConfig| -> Result<(), service::Error> {
-        dir.ensure(false, &super::progress::Stderr)?;
-        build_with_progress(path, config, false)?;
-        Ok(())
-    };
-    let builder: setup::Builder<'_> = &builder;
-    Ok(setup::prepare_tables(
+    Ok(crate::progress::build::prepare_tables(
         &args.policy(),
         pits,
         rules,
         total_seeds,
-        build.then_some(builder),
+        build,
     )?)
 }
 
-/// A solver for `game` whose positions hold up to `total_seeds` seeds, to
-/// solve every first turn exactly when `every_turn` (both size the default
-/// transposition table), probing `tables` when given, stopped by Ctrl-C.
+/// A solver for `game` by the flags ([`setup::solver_for`]).
 ///
 /// # Errors
-/// When the search threads cannot be started.
+/// As [`setup::solver_for`].
 pub fn make_solver_for(
     game: Game,
     total_seeds: u32,
@@ -164,9 +155,13 @@ pub fn make_solver_for(
     search: &SearchArgs,
     tables: Option<Arc<Tables>>,
 ) -> Result<Solver, CliError> {
-    let table_seeds = tables.as_ref().map_or(0, |t| t.max_seeds());
-    let config = search.config(setup::default_tt_mb(total_seeds, table_seeds, every_turn));
-    Ok(setup::new_solver(game, config, tables, StopBy::Interrupt)?)
+    Ok(setup::solver_for(
+        game,
+        total_seeds,
+        every_turn,
+        search.policy(),
+        tables,
+    )?)
 }
 
 #[cfg(test)]

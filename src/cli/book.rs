@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::args::{prepare_tables, BookUse, SearchArgs, TableArgs};
 use super::common::{CliError, GameArgs, RulesArgs};
 use crate::output::json_line;
-use super::progress::{note, Stderr};
+use crate::progress::{note, Stderr};
 use crate::outln;
 use crate::service::answer::round3;
 use crate::service::book::{self, BuildRequest, Built, DEFAULT_DEPTH};

@@ -171,7 +171,7 @@ pub fn parse_position(words: &[String]) -> Result<Position, CliError> {
     let pos = crate::service::parse_position(&words.join(" "))
         .map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(n) = size_note(&pos) {
-        super::progress::note(&n);
+        crate::progress::note(&n);
     }
     Ok(pos)
 }

@@ -1,8 +1,9 @@
 //! The command-line interface: one module per command, named after it,
 //! and the pieces they share: argument types and parsers ([`common`], the
-//! solving flags in [`args`]), output ([`output`]: `outln!` over
-//! [`crate::output`]; [`progress`]). Commands
-//! parse, call the service or the engine, and print; no game logic here.
+//! solving flags in [`args`]), the commands' `outln!` ([`output`], over
+//! [`crate::output`]). Commands parse, call the service or the engine, and
+//! print (progress on stderr through [`crate::progress`]); no game logic
+//! here.
 
 pub mod analyze;
 pub mod args;
@@ -14,7 +15,6 @@ pub mod output;
 pub mod perft;
 pub mod play;
 pub mod play_line;
-pub mod progress;
 pub mod query;
 pub mod reproduce;
 pub mod serve;

@@ -13,7 +13,7 @@ use kalah_solver::{EndRule, Game, Line, Position, Rules, Side};
 use super::args::{make_solver_for, prepare_tables, BookUse, SearchArgs, TableArgs};
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
 use super::output;
-use super::progress::{note, with_search_progress};
+use crate::progress::{note, with_search_progress};
 use crate::service::position::{answer_position, by_search};
 use crate::service::Answer;
 

@@ -22,7 +22,7 @@ use kalah_solver::{Game, Rules};
 
 use super::args::{BookUse, SearchArgs, TableArgs};
 use super::common::{game_line, parse_position, signed, CliError, RulesArgs};
-use super::progress::Stderr;
+use crate::progress::Stderr;
 use crate::outln;
 use crate::service::answer::{write_json, Answer, Detail, Source};
 use crate::service::position::{answer_one, Budget};
@@ -120,11 +120,11 @@ pub fn query(args: &QueryArgs) -> Result<(), CliError> {
     let book = if policy.no_book {
         None
     } else {
-        crate::service::book::open(&policy.dir, pos.pits(), rules, pos.total_seeds())?
+        crate::service::book::open(&policy.dir.path, pos.pits(), rules, pos.total_seeds())?
     };
     // Said at once: a search without the tables may be long.
     if let Some(n) = &note {
-        super::progress::note(n);
+        crate::progress::note(n);
     }
     let answer = answer_one(
         &game,

@@ -15,7 +15,7 @@ use super::common::{
 };
 use super::output;
 use crate::output::json_line;
-use super::progress::note;
+use crate::progress::note;
 use super::solve::{solve_start, turn_text};
 use crate::outln;
 use crate::published::{claims, Claim, Outcome, IDU_GAMES};

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::args::{BookUse, TableArgs};
 use super::common::{usize_in, CliError};
-use super::progress::Stderr;
+use crate::progress::Stderr;
 use crate::outln;
 use crate::serve::http::Limits;
 use crate::serve::{self, Config};
@@ -143,7 +143,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         limits,
         keep_answers: args.keep_answers,
     };
-    let dir = config.tables.dir.display().to_string();
+    let dir = config.tables.dir.path.display().to_string();
     serve::serve(&config, &Stderr, |addr, catalog| {
         outln!("listening on http://{addr}/ (Ctrl-C stops)")?;
         let present = catalog.present();

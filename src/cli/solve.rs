@@ -12,7 +12,7 @@ use super::args::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
 use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
 use super::output;
 use crate::output::json_line;
-use super::progress::{clock, note, with_search_estimate};
+use crate::progress::{clock, note, with_search_estimate};
 use crate::outln;
 use crate::service::answer::{round3, Outcome, SolvedGame};
 use crate::service::cost;

@@ -679,6 +679,7 @@ fn first_pass(games: &[GameSlot], chunk: &Chunk, detail: Detail, pool: &BufferPo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::table_dir::{DirSource, TableDir};
     use crate::service::Silent;
     use kalah_solver::search::SearchConfig;
 
@@ -711,11 +712,13 @@ mod tests {
         );
         let config = BatchConfig {
             tables: TablePolicy {
-                dir: "/nonexistent".into(),
+                dir: TableDir {
+                    path: "/nonexistent".into(),
+                    source: DirSource::User,
+                },
                 table_seeds: None,
                 no_tables: true,
                 no_book: true,
-                named: false,
             },
             rules: Rules::STANDARD,
             budget: Budget {

@@ -466,12 +466,13 @@ impl Books {
         for seeds in 1..=(i8::MAX as usize / (2 * pits)) {
             if !policy
                 .dir
+                .path
                 .join(format::file_name(pits, rules, seeds))
                 .exists()
             {
                 continue;
             }
-            match Book::open(&policy.dir, pits, rules, seeds) {
+            match Book::open(&policy.dir.path, pits, rules, seeds) {
                 Ok(b) => out.push(Arc::new(b)),
                 Err(BookError::Missing { .. }) => {}
                 Err(e) => return Err(refused(&e)),

@@ -6,6 +6,7 @@
 //!   names, else the environment's, else a default one);
 //! - [`setup`]: which endgame tables to open (or build) for a game, and how
 //!   large a transposition table its search gets;
+//! - [`table_build`]: a table build, refused when it would not fit;
 //! - [`position`]: the answer for one position (a finished game's score,
 //!   else the tables, else a search bounded by a stop flag and a time
 //!   limit);
@@ -29,6 +30,7 @@ mod fast_line;
 pub mod position;
 pub mod review;
 pub mod setup;
+pub mod table_build;
 pub mod table_dir;
 pub mod ticker;
 

@@ -2,21 +2,24 @@
 //! build when missing), how large a transposition table the search gets,
 //! and a solver over both.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use kalah_solver::search::{SearchConfig, Solver, TranspositionTable};
 use kalah_solver::table::{BuildConfig, Check, TableError, Tables, MAX_TIER};
 use kalah_solver::{Game, Probe, Rules};
 
-use super::Error;
+use super::table_dir::TableDir;
+use super::{Error, Observer};
 use crate::interrupt;
 
 /// Which endgame tables a front end asked for.
 #[derive(Clone, Debug)]
 pub struct TablePolicy {
-    /// The table directory.
-    pub dir: PathBuf,
+    /// The table directory, and whether it was named (a flag, a
+    /// variable: it must exist) or is a default one (created by the first
+    /// build).
+    pub dir: TableDir,
     /// Tables of boards with up to this many seeds; `None`: the default
     /// depth ([`prepare_tables`]) or the tiers present ([`open_present`]).
     pub table_seeds: Option<u32>,
@@ -24,13 +27,32 @@ pub struct TablePolicy {
     pub no_tables: bool,
     /// No opening book: neither read nor built.
     pub no_book: bool,
-    /// The directory was named (a flag, a variable): it must exist, where a
-    /// default one is created by the first build.
-    pub named: bool,
 }
 
-/// Builds the tiers `0..=config.max_seeds` in a directory (the front end's,
-/// which shows the build's progress and creates the directory).
+/// How a front end asked the search to run.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchPolicy {
+    /// Search threads (at least 1).
+    pub threads: usize,
+    /// Transposition table size in MiB; `None`: the default for the
+    /// search ([`default_tt_mb`]).
+    pub tt_mb: Option<usize>,
+}
+
+impl SearchPolicy {
+    /// The search configuration, with a transposition table of
+    /// `default_tt_mb` MiB unless the policy names a size.
+    pub fn config(&self, default_tt_mb: usize) -> SearchConfig {
+        SearchConfig {
+            tt_mb: self.tt_mb.unwrap_or(default_tt_mb).max(1),
+            threads: self.threads,
+            ..SearchConfig::default()
+        }
+    }
+}
+
+/// Builds the tiers `0..=config.max_seeds` in a directory that exists (the
+/// front end's, which checks the size and shows the build's progress).
 pub type Builder<'a> = &'a dyn Fn(&Path, &BuildConfig) -> Result<(), Error>;
 
 /// Default transposition table size for positions of up to `total_seeds`
@@ -109,7 +131,9 @@ pub const TABLE_GAP: u32 = 20;
 const PRESENT_TABLES_MAX_BOARDS: u128 = 12_000_000_000;
 
 /// Opens the tables for `pits` and `rules`, building the missing tiers
-/// first (through `build`) when given. Every tier is opened
+/// first (through `build`) when given, in the policy's directory, made
+/// sure of first ([`TableDir::ensure`]: a default one is created, telling
+/// `observer`). Every tier is opened
 /// and its checksum checked before this returns (once per file: see
 /// [`Check::Remembered`]). A tier that is there but damaged is, with
 /// `build`, built again with the tiers above it, saying so on
@@ -117,19 +141,21 @@ const PRESENT_TABLES_MAX_BOARDS: u128 = 12_000_000_000;
 /// file. `None` with `--no-tables` or a table size of 0.
 ///
 /// # Errors
-/// A `--table-seeds` beyond the format, a build that fails, is too large
-/// or is interrupted, or (without `build`) missing or unusable tables.
+/// A `--table-seeds` beyond the format, a named directory that is missing
+/// when tables are to be built there, a build that fails, is too large or
+/// is interrupted, or (without `build`) missing or unusable tables.
 pub fn prepare_tables(
     args: &TablePolicy,
     pits: usize,
     rules: Rules,
     total_seeds: u32,
     build: Option<Builder<'_>>,
+    observer: &dyn Observer,
 ) -> Result<Option<Arc<Tables>>, Error> {
     if args.no_tables {
         return Ok(None);
     }
-    let dir = &args.dir;
+    let dir = &args.dir.path;
     if let Some(k) = args.table_seeds.filter(|&k| k > MAX_TIER) {
         return Err(Error::Input(format!(
             "--table-seeds {k}: table values are one signed byte, at most {MAX_TIER} seeds"
@@ -180,6 +206,7 @@ pub fn prepare_tables(
             max_seeds: k,
             threads: 0,
         };
+        args.dir.ensure(false, observer)?;
         build(dir, &config)?;
         tables = open();
     }
@@ -222,8 +249,8 @@ pub fn open_present(
     if policy.no_tables {
         return Ok((None, None));
     }
-    let dir = &policy.dir;
-    if policy.named && !dir.is_dir() {
+    let dir = &policy.dir.path;
+    if !policy.dir.source.is_default() && !dir.is_dir() {
         return Err(Error::Input(format!(
             "table directory {} does not exist",
             dir.display()
@@ -253,6 +280,25 @@ pub fn open_present(
             Err(e) => (None, Some(format!("endgame tables not used: {e}"))),
         },
     )
+}
+
+/// A solver for `game` whose positions hold up to `total_seeds` seeds, to
+/// solve every first turn exactly when `every_turn` (both size the default
+/// transposition table, [`default_tt_mb`]), with the threads and table
+/// size `search` asks for, probing `tables` when given, stopped by Ctrl-C.
+///
+/// # Errors
+/// An unusable tier, or search threads that cannot be started.
+pub fn solver_for(
+    game: Game,
+    total_seeds: u32,
+    every_turn: bool,
+    search: SearchPolicy,
+    tables: Option<Arc<Tables>>,
+) -> Result<Solver, Error> {
+    let table_seeds = tables.as_ref().map_or(0, |t| t.max_seeds());
+    let config = search.config(default_tt_mb(total_seeds, table_seeds, every_turn));
+    new_solver(game, config, tables, StopBy::Interrupt)
 }
 
 /// A solver with `config`, probing `tables` when given, stopped as `stop` says.

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use super::QueryArgs;
 use crate::cli::common::CliError;
-use crate::cli::progress::{self, Stderr};
+use crate::progress::{self, Stderr};
 use crate::service::batch::{answer_batch, BatchConfig, End, Input};
 use crate::service::position::seconds;
 

@@ -2,7 +2,7 @@
 //! searched so far, nodes a second and the elapsed time, drawn only when
 //! stderr is a terminal (scripts and pipes see nothing of it).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,28 +14,6 @@ const TICK: Duration = Duration::from_millis(250);
 /// Searches shorter than this never draw anything (no flicker on quick
 /// answers).
 const QUIET_START: Duration = Duration::from_millis(500);
-
-/// Says on stderr what the command is doing, as `kalah: text`, whatever
-/// stderr is (scripts see it too, as they see the build's tier lines). A
-/// failed write is ignored: stderr is only for the person watching, and a
-/// command must not fail, nor panic as `eprintln!` would, for want of it.
-pub fn note(text: &str) {
-    let _ = writeln!(std::io::stderr(), "kalah: {text}");
-}
-
-/// The service's observer for a terminal command: notes and search
-/// progress on standard error.
-pub struct Stderr;
-
-impl crate::service::Observer for Stderr {
-    fn note(&self, text: &str) {
-        note(text);
-    }
-
-    fn search(&self, label: &str, nodes: &(dyn Fn() -> u64 + Sync), search: &mut dyn FnMut()) {
-        with_search_progress(label, nodes, search);
-    }
-}
 
 /// Runs `work` while a line on stderr says `label` and how the search goes:
 /// `nodes()` is polled a few times a second for the nodes searched so far
