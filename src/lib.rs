@@ -3,7 +3,8 @@
 //! The engine (rules, index, tables, search) lives in the `kalah-solver`
 //! crate and is re-exported here whole, so `kalah::Position` is the same
 //! type as `kalah_solver::Position`. [`service`] answers positions, one or
-//! a stream, for any front end; [`cli`] parses arguments and renders;
+//! a stream, for any front end; [`cli`] parses `kalah`'s arguments and
+//! renders; [`flags`] holds the flag groups several programs share;
 //! [`output`] prints to standard output without panicking, and
 //! [`progress`] shows a person watching what goes on, on standard error,
 //! for every terminal front end.
@@ -17,6 +18,7 @@ pub use kalah_solver::*;
 
 pub mod certificate;
 pub mod cli;
+pub mod flags;
 pub mod interrupt;
 pub mod output;
 pub mod progress;

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use kalah::certificate::{Certificate, Fact, FORMAT_FROM};
-use kalah::cli::args::TableArgs;
+use kalah::flags::TableArgs;
 use kalah::cli::certify::{certify, CertifyArgs};
 use kalah_solver::sample::SplitMix64;
 use kalah_solver::search::SearchConfig;

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use kalah::cli::args::{prepare_tables, TableArgs};
+use kalah::flags::TableArgs;
+use kalah::service::setup::prepare_tables;
+use kalah::service::Silent;
 use kalah::cli::CliError;
 use kalah_solver::{Game, Position, Probe};
 
@@ -263,7 +265,14 @@ fn sim(a: &SimArgs) -> Result<(), CliError> {
         table_seeds: Some(config.identity.table_seeds),
         no_tables: config.identity.table_seeds == 0,
     };
-    let tables = prepare_tables(&table_args, pits, rules, start.total_seeds(), false)?;
+    let tables = prepare_tables(
+        &table_args.policy(),
+        pits,
+        rules,
+        start.total_seeds(),
+        None,
+        &Silent,
+    )?;
     let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
     let probe = tables.as_ref().map(|t| &**t as &dyn Probe);
     let trees: Vec<(usize, TopTree<'_>)> = a

@@ -14,8 +14,8 @@ use std::time::Instant;
 use clap::Args;
 use kalah_solver::{Rules, Side};
 
-use super::args::{BookUse, SearchArgs, TableArgs};
-use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
+use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine};
+use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
 use crate::output::json_line;
 use super::play::Oracle;
 use crate::outln;

@@ -10,8 +10,9 @@ use kalah_solver::table::Tables;
 use kalah_solver::{Game, Probe};
 use serde::Serialize;
 
-use super::args::{prepare_tables, BookUse, SearchArgs, TableArgs};
-use super::common::{CliError, GameArgs, RulesArgs};
+use super::common::{CliError, GameArgs};
+use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
+use crate::progress::build::prepare_tables;
 use crate::output::json_line;
 use crate::progress::{note, Stderr};
 use crate::outln;
@@ -103,7 +104,7 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
     // Refused before any table is built for it.
     book::check_size(pits, seeds)?;
     let total = (2 * pits * seeds) as u32;
-    let tables = prepare_tables(&args.tables, pits, rules, total, true)?;
+    let tables = prepare_tables(&args.tables.policy(), pits, rules, total, true)?;
     let dir = args.tables.dir();
     dir.ensure(true, &Stderr)?;
     let built = run_build(

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 use kalah_solver::table::{BuildConfig, TableError};
 
-use super::common::{parse_threads, plural, usize_in, CliError, RulesArgs, PITS_RANGE};
+use super::common::{plural, CliError, PITS_RANGE};
+use crate::flags::values::{parse_threads, usize_in};
+use crate::flags::RulesArgs;
 use crate::output::json_line;
 use crate::outln;
 use crate::progress::build::build_with_progress;

@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::certificate::{Certificate, Fact};
-use crate::cli::args::TableArgs;
+use crate::flags::TableArgs;
 use crate::output::json_line;
 use crate::cli::CliError;
 use crate::outln;
@@ -105,8 +105,8 @@ pub fn certify(a: &CertifyArgs) -> Result<(), CliError> {
         if a.all { usize::MAX } else { a.sample },
         a.seed,
     );
-    let tables = crate::cli::args::prepare_tables(
-        &a.tables,
+    let tables = crate::progress::build::prepare_tables(
+        &a.tables.policy(),
         h.pits,
         game.rules(),
         start.total_seeds(),

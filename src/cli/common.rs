@@ -1,10 +1,11 @@
-//! What every command shares: rule flags, errors with exit codes, position
-//! arguments.
+//! What every command shares: errors with exit codes, game size and
+//! position arguments, move lines, counts in words. (The rule, table and
+//! search flags, which other programs take too, are [`crate::flags`].)
 
 use std::fmt;
 
-use clap::{Args, ValueEnum};
-use kalah_solver::{CaptureRule, EndRule, Game, GameSize, Line, Numbering, Position, Rules};
+use clap::Args;
+use kalah_solver::{Game, GameSize, Line, Numbering, Position, Rules};
 
 use crate::output::StdoutError;
 
@@ -75,18 +76,6 @@ impl From<CliError> for crate::service::Error {
     }
 }
 
-/// How the game ends (see docs/RULES.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum EndArg {
-    /// Ends when a side is empty; each player sweeps their own houses.
-    #[default]
-    Sweep,
-    /// Ends only when the player to move has no seeds; seeds go to their owner.
-    Delayed,
-    /// Ends when a side is empty; seeds left in houses count for nobody.
-    NoSweep,
-}
-
 /// Houses a side a board can have: 1..=8 (the engine's board layout).
 pub const PITS_RANGE: std::ops::RangeInclusive<u64> = 1..=kalah_solver::rules::MAX_PITS as u64;
 
@@ -95,15 +84,6 @@ pub const PITS_RANGE: std::ops::RangeInclusive<u64> = 1..=kalah_solver::rules::M
 /// held to 2mn <= 255 when the position is made).
 pub const SEEDS_RANGE: std::ops::RangeInclusive<u64> =
     1..=(kalah_solver::rules::MAX_SEEDS as u64 / 2);
-
-/// A clap parser for a `usize` flag in `range`: a value outside it (or not
-/// a number, or too large for 64 bits) is a usage error, exit status 2,
-/// with clap's message naming the flag and the range.
-pub fn usize_in(
-    range: std::ops::RangeInclusive<u64>,
-) -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
-}
 
 /// Kalah(m,n): the board size and the seeds a house at the start, as
 /// given; [`GameArgs::size`] checks them with the solver's one check of a
@@ -129,36 +109,6 @@ impl GameArgs {
     /// no arithmetic that wraps).
     pub fn size(&self) -> Result<GameSize, CliError> {
         GameSize::parse(&self.pits, &self.seeds).map_err(|e| CliError::Input(e.to_string()))
-    }
-}
-
-/// The rule-set flags every command takes.
-#[derive(Args, Clone, Copy, Debug, Default)]
-pub struct RulesArgs {
-    /// Capture with a last seed in an empty own house even when the facing
-    /// house is empty (the rule of Irving, Donkers & Uiterwijk 2000).
-    #[arg(long)]
-    pub empty_capture: bool,
-    /// When the game ends and who gets the seeds left in houses.
-    #[arg(long, value_enum, default_value_t = EndArg::Sweep)]
-    pub end: EndArg,
-}
-
-impl RulesArgs {
-    /// The rule set these flags name.
-    pub fn rules(&self) -> Rules {
-        Rules {
-            capture: if self.empty_capture {
-                CaptureRule::Empty
-            } else {
-                CaptureRule::Standard
-            },
-            end: match self.end {
-                EndArg::Sweep => EndRule::Sweep,
-                EndArg::Delayed => EndRule::Delayed,
-                EndArg::NoSweep => EndRule::NoSweep,
-            },
-        }
     }
 }
 
@@ -283,26 +233,6 @@ pub fn read_line(
         line,
         end,
     })
-}
-
-/// The most threads any command starts: far more than any machine has
-/// cores, far fewer than would exhaust memory with their stacks.
-pub const MAX_THREADS: usize = 1024;
-
-/// Parses a thread count: `0..=MAX_THREADS` (for the flags where 0 means
-/// "all cores").
-///
-/// # Errors
-/// Not a number, or more than [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a thread count"))?;
-    if n > MAX_THREADS {
-        return Err(format!("{n} threads: at most {MAX_THREADS}"));
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

@@ -1,12 +1,11 @@
 //! The command-line interface: one module per command, named after it,
-//! and the pieces they share: argument types and parsers ([`common`], the
-//! solving flags in [`args`]), the commands' `outln!` ([`output`], over
-//! [`crate::output`]). Commands parse, call the service or the engine, and
-//! print (progress on stderr through [`crate::progress`]); no game logic
-//! here.
+//! and the pieces they share: argument types and parsers ([`common`]; the
+//! flag groups other programs flatten too are [`crate::flags`]), the
+//! commands' `outln!` ([`output`], over [`crate::output`]). Commands
+//! parse, call the service or the engine, and print (progress on stderr
+//! through [`crate::progress`]); no game logic here.
 
 pub mod analyze;
-pub mod args;
 pub mod book;
 pub mod build;
 pub mod certify;
@@ -23,4 +22,4 @@ pub mod solve;
 pub mod tables;
 pub mod verify;
 
-pub use common::{CliError, RulesArgs};
+pub use common::CliError;

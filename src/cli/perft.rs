@@ -7,7 +7,8 @@ use clap::Args;
 use kalah_solver::perft::perft;
 use kalah_solver::Game;
 
-use super::common::{CliError, GameArgs, RulesArgs};
+use super::common::{CliError, GameArgs};
+use crate::flags::RulesArgs;
 use crate::output::json_line;
 use crate::service::answer::round3;
 use serde::Serialize;

@@ -10,8 +10,10 @@ use clap::{Args, ValueEnum};
 use kalah_solver::search::Solver;
 use kalah_solver::{EndRule, Game, Line, Position, Rules, Side};
 
-use super::args::{make_solver_for, prepare_tables, BookUse, SearchArgs, TableArgs};
-use super::common::{count, game_line, parse_position, signed, CliError, GameArgs, RulesArgs};
+use super::common::{count, game_line, parse_position, signed, CliError, GameArgs};
+use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
+use crate::progress::build::prepare_tables;
+use crate::service::setup::solver_for;
 use super::output;
 use crate::progress::{note, with_search_progress};
 use crate::service::position::{answer_position, by_search};
@@ -81,9 +83,15 @@ impl Oracle {
     ) -> Result<Oracle, CliError> {
         let total = start.total_seeds();
         let table_args = tables;
-        let tables = prepare_tables(table_args, start.pits(), game.rules(), total, true)?;
+        let tables = prepare_tables(
+            &table_args.policy(),
+            start.pits(),
+            game.rules(),
+            total,
+            true,
+        )?;
         let book = super::book::for_game(table_args, book, search, game, total, tables.clone())?;
-        let solver = make_solver_for(game.clone(), total, true, search, tables.clone())?;
+        let solver = solver_for(game.clone(), total, true, search.policy(), tables.clone())?;
         Ok(Oracle {
             game: game.clone(),
             tables,

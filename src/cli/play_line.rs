@@ -5,7 +5,8 @@ use crate::outln;
 use clap::Args;
 use kalah_solver::Side;
 
-use super::common::{count, read_line, signed, CliError, GameArgs, ReadLine, RulesArgs};
+use super::common::{count, read_line, signed, CliError, GameArgs, ReadLine};
+use crate::flags::RulesArgs;
 use crate::output::json_line;
 use super::show::PositionJson;
 use serde::Serialize;

@@ -20,8 +20,8 @@ use clap::Args;
 use kalah_solver::query::pv_line;
 use kalah_solver::{Game, Rules};
 
-use super::args::{BookUse, SearchArgs, TableArgs};
-use super::common::{game_line, parse_position, signed, CliError, RulesArgs};
+use super::common::{game_line, parse_position, signed, CliError};
+use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
 use crate::progress::Stderr;
 use crate::outln;
 use crate::service::answer::{write_json, Answer, Detail, Source};

@@ -9,10 +9,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use kalah_solver::{Game, Line, Numbering, Position, Rules};
 
-use super::args::{SearchArgs, TableArgs};
-use super::common::{
-    count, start_position, usize_in, CliError, EndArg, RulesArgs, PITS_RANGE, SEEDS_RANGE,
-};
+use super::common::{count, start_position, CliError, PITS_RANGE, SEEDS_RANGE};
+use crate::flags::values::usize_in;
+use crate::flags::{EndArg, RulesArgs, SearchArgs, TableArgs};
 use super::output;
 use crate::output::json_line;
 use crate::progress::note;

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::args::{BookUse, TableArgs};
-use super::common::{usize_in, CliError};
+use super::common::CliError;
+use crate::flags::values::usize_in;
+use crate::flags::{BookUse, TableArgs};
 use crate::progress::Stderr;
 use crate::outln;
 use crate::serve::http::Limits;

@@ -5,7 +5,8 @@ use crate::outln;
 use clap::Args;
 use kalah_solver::{Position, Rules, Side};
 
-use super::common::{count, parse_position, signed, CliError, RulesArgs};
+use super::common::{count, parse_position, signed, CliError};
+use crate::flags::RulesArgs;
 use crate::output::json_line;
 use serde::Serialize;
 

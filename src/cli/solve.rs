@@ -8,8 +8,10 @@ use clap::Args;
 use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line, Side};
 
-use super::args::{make_solver_for, prepare_tables, SearchArgs, TableArgs};
-use super::common::{count, signed, start_position, CliError, GameArgs, RulesArgs};
+use super::common::{count, signed, start_position, CliError, GameArgs};
+use crate::flags::{RulesArgs, SearchArgs, TableArgs};
+use crate::progress::build::prepare_tables;
+use crate::service::setup::solver_for;
 use super::output;
 use crate::output::json_line;
 use crate::progress::{clock, note, with_search_estimate};
@@ -100,7 +102,7 @@ pub fn solve_start(
     let start = start_position(pits, seeds)?;
     let rules = rules.rules();
     let t0 = Instant::now();
-    let tables = prepare_tables(tables, pits, rules, start.total_seeds(), true)?;
+    let tables = prepare_tables(&tables.policy(), pits, rules, start.total_seeds(), true)?;
     let build_seconds = t0.elapsed().as_secs_f64();
     let table_seeds = tables
         .as_ref()
@@ -116,11 +118,11 @@ pub fn solve_start(
             search.threads(),
         ));
     }
-    let solver = make_solver_for(
+    let solver = solver_for(
         Game::new(pits, rules),
         start.total_seeds(),
         with_turns,
-        search,
+        search.policy(),
         tables,
     )?;
     let t1 = Instant::now();

@@ -9,7 +9,9 @@ use clap::Args;
 use kalah_solver::table::{verify_tables, VerifyConfig};
 
 use super::build::table_error;
-use super::common::{parse_threads, plural, usize_in, CliError, RulesArgs, PITS_RANGE};
+use super::common::{plural, CliError, PITS_RANGE};
+use crate::flags::values::{parse_threads, usize_in};
+use crate::flags::RulesArgs;
 use crate::service::table_dir;
 use crate::outln;
 

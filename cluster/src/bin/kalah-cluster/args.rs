@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use kalah::cli::args::TableArgs;
-use kalah::cli::RulesArgs;
+use kalah::flags::{RulesArgs, TableArgs};
 
 use kalah_cluster::coordinator::Policy;
 use kalah_cluster::plan::AHEAD_TESTS;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kalah::cli::args::TableArgs;
+use kalah::flags::TableArgs;
 use kalah::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use kalah::cli::args::prepare_tables;
+use kalah::progress::build::prepare_tables;
 use kalah::output::write_line;
 use kalah::cli::CliError;
 use kalah_solver::table::Tables;
@@ -29,13 +29,13 @@ pub(crate) fn start_of(g: &GameSpec) -> Result<Position, CliError> {
 
 pub(crate) fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>, CliError> {
     let start = start_of(g)?;
-    prepare_tables(
-        &g.tables,
+    Ok(prepare_tables(
+        &g.tables.policy(),
         g.pits,
         g.rules.rules(),
         start.total_seeds(),
         build,
-    )
+    )?)
 }
 
 pub(crate) fn prepare(g: &GameSpec) -> Result<(), CliError> {
