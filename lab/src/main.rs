@@ -9,8 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use kalah::flags::TableArgs;
 use kalah::service::setup::prepare_tables;
-use kalah::service::Silent;
-use kalah::cli::CliError;
+use kalah::service::{Error, Silent};
 use kalah_solver::{Game, Position, Probe};
 
 use kalah_cluster::coordinator::Policy;
@@ -230,7 +229,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kalah-lab: {e}");
-            ExitCode::from(if matches!(e, CliError::Input(_)) {
+            ExitCode::from(if matches!(e, Error::Input(_)) {
                 2
             } else {
                 1
@@ -239,22 +238,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn failure(e: impl std::fmt::Display) -> CliError {
-    CliError::Failure(e.to_string())
+fn failure(e: impl std::fmt::Display) -> Error {
+    Error::Failure(e.to_string())
 }
 
-fn sim(a: &SimArgs) -> Result<(), CliError> {
+fn sim(a: &SimArgs) -> Result<(), Error> {
     if let Some(p) = a.workers.iter().find(|&&p| p == 0) {
-        return Err(CliError::Input(format!(
+        return Err(Error::Input(format!(
             "--workers {p}: a simulated run needs at least one worker"
         )));
     }
     if a.fill_threads == Some(0) {
-        return Err(CliError::Input(
+        return Err(Error::Input(
             "--fill-threads 0: at least one thread".into(),
         ));
     }
-    let (config, rules) = RunConfig::read(&a.work).map_err(|e| CliError::Input(e.to_string()))?;
+    let (config, rules) = RunConfig::read(&a.work).map_err(|e| Error::Input(e.to_string()))?;
     let pits = config.identity.pits;
     let start = Position::start(pits, config.identity.seeds).map_err(failure)?;
     let game = Game::new(pits, rules);

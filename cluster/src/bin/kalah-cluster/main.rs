@@ -15,7 +15,8 @@ mod turns;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use kalah::cli::CliError;
+use kalah::output::write_line;
+use kalah::service::Error;
 
 use args::{CertificateArgs, GameSpec, PackArgs, PingArgs, SolveArgs, StatusArgs};
 
@@ -86,7 +87,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kalah-cluster: {e}");
-            ExitCode::from(if matches!(e, CliError::Input(_)) {
+            ExitCode::from(if matches!(e, Error::Input(_)) {
                 2
             } else {
                 1
@@ -96,6 +97,12 @@ fn main() -> ExitCode {
 }
 
 /// A failure that is not the user's input (exit code 1).
-pub(crate) fn failure(e: impl std::fmt::Display) -> CliError {
-    CliError::Failure(e.to_string())
+pub(crate) fn failure(e: impl std::fmt::Display) -> Error {
+    Error::Failure(e.to_string())
+}
+
+/// Writes one line to standard output ([`write_line`]): a write that
+/// fails (a closed pipe included) is a failure that says so.
+pub(crate) fn print_line(args: std::fmt::Arguments<'_>) -> Result<(), Error> {
+    write_line(args).map_err(failure)
 }

@@ -1,27 +1,27 @@
 //! `ping`: round trips of empty units through MPI, the engine's own cost.
 
-use kalah::cli::CliError;
+use kalah::service::Error;
 
 use crate::args::PingArgs;
 #[cfg(feature = "mpi")]
 use crate::failure;
 #[cfg(feature = "mpi")]
-use kalah::output::write_line;
+use crate::print_line;
 #[cfg(feature = "mpi")]
 use kalah_cluster::worker::UnitSolver;
 #[cfg(feature = "mpi")]
 use kalah_solver::Game;
 
 #[cfg(not(feature = "mpi"))]
-pub(crate) fn ping(_: &PingArgs) -> Result<(), CliError> {
-    Err(CliError::Input(
+pub(crate) fn ping(_: &PingArgs) -> Result<(), Error> {
+    Err(Error::Input(
         "this kalah-cluster was built without MPI (cargo build --release -p kalah-cluster --features mpi)"
             .into(),
     ))
 }
 
 #[cfg(feature = "mpi")]
-pub(crate) fn ping(a: &PingArgs) -> Result<(), CliError> {
+pub(crate) fn ping(a: &PingArgs) -> Result<(), Error> {
     use kalah_cluster::coordinator::{Engine, Issue};
     use kalah_cluster::mpi_engine::{MpiEngine, World};
     use kalah_cluster::unit::UnitKey;
@@ -37,7 +37,7 @@ pub(crate) fn ping(a: &PingArgs) -> Result<(), CliError> {
     let mut e = MpiEngine::new(&world, 1);
     let w = e.workers();
     if w == 0 {
-        return Err(CliError::Input("ping needs at least 2 ranks".into()));
+        return Err(Error::Input("ping needs at least 2 ranks".into()));
     }
     // A finished board: each unit is answered without search.
     let key = UnitKey {
@@ -70,7 +70,7 @@ pub(crate) fn ping(a: &PingArgs) -> Result<(), CliError> {
     }
     let s = t0.elapsed().as_secs_f64();
     e.finish().map_err(failure)?;
-    write_line(format_args!(
+    print_line(format_args!(
         "{} empty units over {} workers in {:.3} s: {:.0} units/s, {:.1} us a round trip per worker",
         a.units,
         w,

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kalah::flags::TableArgs;
-use kalah::output::write_line;
-use kalah::cli::CliError;
+use kalah::service::Error;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
 
@@ -15,14 +14,14 @@ use kalah_cluster::plan::TopTree;
 use kalah_cluster::store::{Busy, RunConfig, WorkDir};
 
 use crate::args::{CertificateArgs, PackArgs, StatusArgs};
-use crate::failure;
+use crate::{failure, print_line};
 
-pub(crate) fn pack(a: &PackArgs) -> Result<(), CliError> {
-    let (config, _) = RunConfig::read(&a.work).map_err(|e| CliError::Input(e.to_string()))?;
+pub(crate) fn pack(a: &PackArgs) -> Result<(), Error> {
+    let (config, _) = RunConfig::read(&a.work).map_err(|e| Error::Input(e.to_string()))?;
     let dir = WorkDir::open(&a.work, &config, Busy::Refuse).map_err(failure)?;
     match dir.pack().map_err(failure)? {
-        Some((path, n)) => write_line(format_args!("packed {n} records into {}", path.display()))?,
-        None => write_line(format_args!(
+        Some((path, n)) => print_line(format_args!("packed {n} records into {}", path.display()))?,
+        None => print_line(format_args!(
             "{}: no loose records to pack",
             a.work.display()
         ))?,
@@ -44,8 +43,8 @@ impl Replayed {
     pub(crate) fn open(
         work: &std::path::Path,
         tables: Option<PathBuf>,
-    ) -> Result<Replayed, CliError> {
-        let (config, rules) = RunConfig::read(work).map_err(|e| CliError::Input(e.to_string()))?;
+    ) -> Result<Replayed, Error> {
+        let (config, rules) = RunConfig::read(work).map_err(|e| Error::Input(e.to_string()))?;
         let id = &config.identity;
         let start = Position::start(id.pits, id.seeds).map_err(failure)?;
         let game = Game::new(id.pits, rules);
@@ -72,7 +71,7 @@ impl Replayed {
     }
 
     /// The coordinator's plan over the records.
-    pub(crate) fn plan(&self) -> Result<kalah_cluster::plan::Plan, CliError> {
+    pub(crate) fn plan(&self) -> Result<kalah_cluster::plan::Plan, Error> {
         self.plan_from(self.start, self.config.frontier)
     }
 
@@ -82,7 +81,7 @@ impl Replayed {
         &self,
         start: Position,
         frontier: u32,
-    ) -> Result<kalah_cluster::plan::Plan, CliError> {
+    ) -> Result<kalah_cluster::plan::Plan, Error> {
         use kalah_cluster::facts::Facts;
         let mut facts = Facts::default();
         for r in &self.loaded.records {
@@ -95,7 +94,7 @@ impl Replayed {
     }
 }
 
-pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
+pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), Error> {
     if a.first_turns {
         return write_turn_certificates(a);
     }
@@ -119,7 +118,7 @@ pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
     cert.write(&out).map_err(failure)?;
     let h = &cert.header;
     if a.json {
-        write_line(format_args!(
+        print_line(format_args!(
             "{}",
             serde_json::json!({
                 "certificate": out.display().to_string(),
@@ -134,7 +133,7 @@ pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
         ))?;
         return Ok(());
     }
-    write_line(format_args!(
+    print_line(format_args!(
         "{}: {} <= value <= {} from {} facts of {} records over {} expanded boards{} ({:.1} s); check it with `kalah certify {}`",
         out.display(),
         h.lower,
@@ -149,7 +148,7 @@ pub(crate) fn write_certificate(a: &CertificateArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
+pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
     let r = Replayed::open(&a.work, a.tables.clone())?;
     let plan = r.plan()?;
     let (config, loaded, tables) = (&r.config, &r.loaded, &r.tables);
@@ -194,7 +193,7 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
         "solved": plan.solved.as_ref().map(|s| s.value),
     });
     if a.json {
-        write_line(format_args!(
+        print_line(format_args!(
             "{}",
             serde_json::to_string(&j).expect("plain struct")
         ))?;
@@ -269,13 +268,13 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), CliError> {
         ),
         (None, None) => writeln!(out, "next: {} units", plan.required),
     };
-    write_line(format_args!("{}", out.trim_end()))?;
+    print_line(format_args!("{}", out.trim_end()))?;
     Ok(())
 }
 
 /// `certificate --first-turns`: one certificate a first turn, from the
 /// records as they are (bounds where a turn is not solved yet).
-fn write_turn_certificates(a: &CertificateArgs) -> Result<(), CliError> {
+fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
     let r = Replayed::open(&a.work, a.tables.clone())?;
     let out = a
         .out
@@ -299,7 +298,7 @@ fn write_turn_certificates(a: &CertificateArgs) -> Result<(), CliError> {
         cert.write(&path).map_err(failure)?;
         let h = &cert.header;
         if !a.json {
-            write_line(format_args!(
+            print_line(format_args!(
                 "turn {}: {}: {} <= value <= {} for the first player, from {} facts{}",
                 turn.label(),
                 path.display(),
@@ -324,7 +323,7 @@ fn write_turn_certificates(a: &CertificateArgs) -> Result<(), CliError> {
         }));
     }
     if a.json {
-        write_line(format_args!(
+        print_line(format_args!(
             "{}",
             serde_json::to_string(&serde_json::json!({ "turns": written })).expect("plain struct")
         ))?;

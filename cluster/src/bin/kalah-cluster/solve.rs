@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use kalah::progress::build::prepare_tables;
-use kalah::output::write_line;
-use kalah::cli::CliError;
+use kalah::service::Error;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
 
@@ -17,36 +16,36 @@ use kalah_cluster::unit::RunIdentity;
 use kalah_cluster::worker::UnitSolver;
 
 use crate::args::{GameSpec, SolveArgs};
-use crate::failure;
+use crate::{failure, print_line};
 
-pub(crate) fn start_of(g: &GameSpec) -> Result<Position, CliError> {
+pub(crate) fn start_of(g: &GameSpec) -> Result<Position, Error> {
     // The solver's one check of a game's size: the message `kalah` and
     // the HTTP API give for the same counts.
     kalah_solver::GameSize::new(g.pits as u64, g.seeds as u64)
         .map(kalah_solver::GameSize::start)
-        .map_err(|e| CliError::Input(e.to_string()))
+        .map_err(|e| Error::Input(e.to_string()))
 }
 
-pub(crate) fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>, CliError> {
+pub(crate) fn tables_of(g: &GameSpec, build: bool) -> Result<Option<Arc<Tables>>, Error> {
     let start = start_of(g)?;
-    Ok(prepare_tables(
+    prepare_tables(
         &g.tables.policy(),
         g.pits,
         g.rules.rules(),
         start.total_seeds(),
         build,
-    )?)
+    )
 }
 
-pub(crate) fn prepare(g: &GameSpec) -> Result<(), CliError> {
+pub(crate) fn prepare(g: &GameSpec) -> Result<(), Error> {
     let t = tables_of(g, true)?;
     match t {
-        Some(t) => write_line(format_args!(
+        Some(t) => print_line(format_args!(
             "endgame tables of up to {} seeds ready in {}",
             t.max_seeds(),
             t.dir().display()
         ))?,
-        None => write_line(format_args!("no endgame tables for this game"))?,
+        None => print_line(format_args!("no endgame tables for this game"))?,
     }
     Ok(())
 }
@@ -72,17 +71,17 @@ pub(crate) fn worker_tt_mb(a: &SolveArgs, start: Position, tables: Option<&Table
     })
 }
 
-pub(crate) fn solve(a: &SolveArgs) -> Result<(), CliError> {
+pub(crate) fn solve(a: &SolveArgs) -> Result<(), Error> {
     let start = start_of(&a.game)?;
     if a.local {
         if a.rank_workers > 1 {
-            return Err(CliError::Input(format!(
+            return Err(Error::Input(format!(
                 "--rank-workers {} is for MPI worker ranks; --local answers one unit at a time",
                 a.rank_workers
             )));
         }
         if a.share_work > 0 {
-            return Err(CliError::Input(format!(
+            return Err(Error::Input(format!(
                 "--share-work {} is for MPI worker ranks; --local has one table",
                 a.share_work
             )));
@@ -93,8 +92,8 @@ pub(crate) fn solve(a: &SolveArgs) -> Result<(), CliError> {
 }
 
 #[cfg(not(feature = "mpi"))]
-pub(crate) fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), CliError> {
-    Err(CliError::Input(
+pub(crate) fn mpi_solve(_: &SolveArgs, _: Position) -> Result<(), Error> {
+    Err(Error::Input(
         "this kalah-cluster was built without MPI: build it with `cargo build --release -p kalah-cluster --features mpi`, or answer the units in this process with --local".into(),
     ))
 }
@@ -110,11 +109,11 @@ pub(crate) fn rank_line(rank: i32, text: &str) {
 }
 
 #[cfg(feature = "mpi")]
-pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> {
+pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), Error> {
     use kalah_cluster::mpi_engine::{MpiEngine, World};
     let world = World::init().map_err(failure)?;
     if world.size() < 2 {
-        return Err(CliError::Input(
+        return Err(Error::Input(
             "kalah-cluster solve needs at least 2 ranks (a coordinator and a worker): mpirun -n W+1"
                 .into(),
         ));
@@ -126,7 +125,7 @@ pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> 
     let noted = std::fs::create_dir_all(&ranks)
         .and_then(|()| std::fs::write(&pid_file, format!("{}\n", std::process::id())));
     let result = if let Err(e) = noted {
-        Err(CliError::Input(format!("{}: {e}", pid_file.display())))
+        Err(Error::Input(format!("{}: {e}", pid_file.display())))
     } else if world.rank() == 0 {
         coordinate_here(
             a,
@@ -164,7 +163,7 @@ pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), CliError> 
     if let Err(e) = &result {
         // One rank failing ends them all: the others would wait forever.
         rank_line(world.rank(), &e.to_string());
-        world.abort(if matches!(e, CliError::Input(_)) {
+        world.abort(if matches!(e, Error::Input(_)) {
             2
         } else {
             1
@@ -186,7 +185,7 @@ pub(crate) fn open_run(
     a: &SolveArgs,
     start: Position,
     table_seeds: Option<u32>,
-) -> Result<(RunIdentity, RunConfig, WorkDir), CliError> {
+) -> Result<(RunIdentity, RunConfig, WorkDir), Error> {
     let rules = a.game.rules.rules();
     let identity = RunIdentity {
         pits: a.game.pits,
@@ -210,7 +209,7 @@ pub(crate) fn open_run(
     let busy = if a.wait { Busy::Wait } else { Busy::Refuse };
     let dir = WorkDir::open(&a.work, &config, busy).map_err(|e| match e {
         StoreError::Busy { .. } | StoreError::Io { .. } => failure(e),
-        _ => CliError::Input(e.to_string()),
+        _ => Error::Input(e.to_string()),
     })?;
     Ok((identity, config, dir))
 }
@@ -221,7 +220,7 @@ pub(crate) fn coordinate_here(
     a: &SolveArgs,
     start: Position,
     engine: Option<EngineMaker<'_>>,
-) -> Result<(), CliError> {
+) -> Result<(), Error> {
     let rules = a.game.rules.rules();
     let game = Game::new(a.game.pits, rules);
     let t0 = std::time::Instant::now();
@@ -316,7 +315,7 @@ pub(crate) fn print_answer(
     (table_seeds, build_seconds): (Option<u32>, f64),
     workers: usize,
     frontier_cut_early: (u32, u32),
-) -> Result<(), CliError> {
+) -> Result<(), Error> {
     let houses: Vec<usize> = done.solved.pv.iter().map(|m| m.house).collect();
     let replayed = report::replay(game, start, &houses).map_err(|e| failure(e.0))?;
     if replayed != done.solved.value {
@@ -336,19 +335,19 @@ pub(crate) fn print_answer(
         &a.work.display().to_string(),
     );
     if a.json {
-        write_line(format_args!(
+        print_line(format_args!(
             "{}",
             serde_json::to_string(&j).expect("plain struct")
         ))?;
         return Ok(());
     }
-    write_line(format_args!(
+    print_line(format_args!(
         "Kalah({},{}), {}",
         game.pits(),
         a.game.seeds,
         game.rules()
     ))?;
-    write_line(format_args!(
+    print_line(format_args!(
         "value: {:+} ({})",
         j.game.value,
         match j.game.value.signum() {
@@ -357,21 +356,21 @@ pub(crate) fn print_answer(
             _ => "second player wins",
         }
     ))?;
-    write_line(format_args!("principal variation: {}", j.game.pv))?;
-    write_line(format_args!(
+    print_line(format_args!("principal variation: {}", j.game.pv))?;
+    print_line(format_args!(
         "units: {} answered ({} this run, {} split), {} cancelled",
         j.counts.units, j.counts.units_this_run, j.counts.split_units, j.counts.cancelled_units
     ))?;
-    write_line(format_args!(
+    print_line(format_args!(
         "nodes: {} ({} in answered units, {} in split ones, {} in cancelled ones)",
         j.game.nodes, j.counts.unit_nodes, j.counts.split_nodes, j.counts.cancelled_nodes
     ))?;
-    write_line(format_args!(
+    print_line(format_args!(
         "root: first guess {}, tests {}",
         j.guess.map_or("-".into(), |g| format!("{g:+}")),
         j.root_tests.join(" ")
     ))?;
-    write_line(format_args!(
+    print_line(format_args!(
         "time: {:.2} s with {} workers",
         j.game.solve_seconds, j.game.threads
     ))?;

@@ -2,8 +2,7 @@
 //! over the root solve's work directory and records
 //! ([`kalah_cluster::turns`]), each with its certificate.
 
-use kalah::output::write_line;
-use kalah::cli::CliError;
+use kalah::service::Error;
 use kalah_solver::search::PvMove;
 use kalah_solver::{Game, Position, Probe, Side};
 use serde::Serialize;
@@ -19,8 +18,8 @@ use kalah_cluster::worker::UnitSolver;
 use kalah_cluster::{report, ClusterError};
 
 use crate::args::SolveArgs;
-use crate::failure;
 use crate::solve::{open_run, start_of, tables_of, worker_tt_mb};
+use crate::{failure, print_line};
 
 /// One turn of the answer: its ledger's result with its name and place.
 #[derive(Serialize)]
@@ -34,9 +33,9 @@ struct TurnJson<'a> {
     result: &'a TurnResult,
 }
 
-pub(crate) fn turns(a: &SolveArgs) -> Result<(), CliError> {
+pub(crate) fn turns(a: &SolveArgs) -> Result<(), Error> {
     if !a.local {
-        return Err(CliError::Input(
+        return Err(Error::Input(
             "kalah-cluster turns answers the units in this process: add --local".into(),
         ));
     }
@@ -233,7 +232,7 @@ fn solve_turn(
     Ok((ledger, true))
 }
 
-fn print_turns(a: &SolveArgs, game: &Game, answers: &[(TurnLedger, bool)]) -> Result<(), CliError> {
+fn print_turns(a: &SolveArgs, game: &Game, answers: &[(TurnLedger, bool)]) -> Result<(), Error> {
     let rows: Vec<TurnJson<'_>> = answers
         .iter()
         .filter_map(|(l, now)| {
@@ -255,24 +254,24 @@ fn print_turns(a: &SolveArgs, game: &Game, answers: &[(TurnLedger, bool)]) -> Re
             "best": rows.iter().map(|r| r.result.value).max(),
             "turns": rows,
         });
-        write_line(format_args!(
+        print_line(format_args!(
             "{}",
             serde_json::to_string(&j).expect("plain struct")
         ))?;
         return Ok(());
     }
-    write_line(format_args!(
+    print_line(format_args!(
         "Kalah({},{}), {}: the first turns (values for the first player)",
         game.pits(),
         a.game.seeds,
         game.rules()
     ))?;
-    write_line(format_args!(
+    print_line(format_args!(
         "{:<8} {:>6} {:>10} {:>14} {:>12} {:>14} {:>10}",
         "turn", "value", "units new", "nodes new", "units reused", "nodes reused", "seconds"
     ))?;
     for r in &rows {
-        write_line(format_args!(
+        print_line(format_args!(
             "{:<8} {:>+6} {:>10} {:>14} {:>12} {:>14} {:>10.1}",
             r.turn,
             r.result.value,
@@ -284,9 +283,9 @@ fn print_turns(a: &SolveArgs, game: &Game, answers: &[(TurnLedger, bool)]) -> Re
         ))?;
     }
     for r in &rows {
-        write_line(format_args!("{}: {}", r.turn, r.result.line))?;
+        print_line(format_args!("{}: {}", r.turn, r.result.line))?;
     }
-    write_line(format_args!(
+    print_line(format_args!(
         "certificates: {} (check each with `kalah certify FILE`)",
         kalah_cluster::turns::turns_dir(&a.work).display()
     ))?;
