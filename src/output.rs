@@ -12,7 +12,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use crate::service::answer::write_json;
+use crate::service::{self, answer::write_json};
 use serde::Serialize;
 
 /// Standard output could not be written.
@@ -36,6 +36,15 @@ impl fmt::Display for StdoutError {
 impl std::error::Error for StdoutError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.0)
+    }
+}
+
+/// A front end's lines that could not be written, where the service waits
+/// on them (a server saying where it listens), are the answers that could
+/// not be written out.
+impl From<StdoutError> for service::Error {
+    fn from(e: StdoutError) -> service::Error {
+        service::Error::Output(e.0)
     }
 }
 

@@ -20,7 +20,7 @@ use crate::output::json_line;
 use super::play::Oracle;
 use crate::outln;
 use crate::service::review::{review, Review, ReviewError};
-use crate::service::{Answer, Error};
+use crate::service::Answer;
 
 /// Arguments of `kalah analyze`.
 #[derive(Args, Debug)]
@@ -73,9 +73,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     let rules = game.rules();
     let started = Instant::now();
     let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
-    let reviewed = review(&game, start, &line, |p| {
-        oracle.answer(p).map_err(Error::from)
-    })
+    let reviewed = review(&game, start, &line, |p| oracle.answer(p))
     .map_err(|e| match e {
         ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line)),
         ReviewError::Answer(e) => CliError::from(e),

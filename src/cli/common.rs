@@ -65,17 +65,6 @@ impl From<StdoutError> for CliError {
     }
 }
 
-impl From<CliError> for crate::service::Error {
-    fn from(e: CliError) -> crate::service::Error {
-        use crate::service::Error;
-        match e {
-            CliError::Input(m) => Error::Input(m),
-            CliError::Failure(m) => Error::Failure(m),
-            CliError::Stdout(e) => Error::Output(e.0),
-        }
-    }
-}
-
 /// Houses a side a board can have: 1..=8 (the engine's board layout).
 pub const PITS_RANGE: std::ops::RangeInclusive<u64> = 1..=kalah_solver::rules::MAX_PITS as u64;
 

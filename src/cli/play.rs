@@ -17,7 +17,7 @@ use crate::service::setup::solver_for;
 use super::output;
 use crate::progress::{note, with_search_progress};
 use crate::service::position::{answer_position, by_search};
-use crate::service::Answer;
+use crate::service::{Answer, Error};
 
 /// The human's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -102,7 +102,7 @@ impl Oracle {
 
     /// The value of `pos` and of each of its moves, with a progress line on
     /// stderr (on a terminal) while a search takes long.
-    pub(super) fn answer(&self, pos: &Position) -> Result<Answer, CliError> {
+    pub(super) fn answer(&self, pos: &Position) -> Result<Answer, Error> {
         with_search_progress(
             "valuing every move",
             || self.solver.stats().nodes,
@@ -115,7 +115,6 @@ impl Oracle {
                     false,
                     |p| by_search(&self.solver, p),
                 )
-                .map_err(CliError::from)
             },
         )
     }

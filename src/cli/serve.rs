@@ -10,7 +10,7 @@ use super::common::CliError;
 use crate::flags::values::usize_in;
 use crate::flags::{BookUse, TableArgs};
 use crate::progress::Stderr;
-use crate::outln;
+use crate::output::write_line;
 use crate::serve::http::Limits;
 use crate::serve::{self, Config};
 
@@ -145,25 +145,29 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
         keep_answers: args.keep_answers,
     };
     let dir = config.tables.dir.path.display().to_string();
+    // The server waits on these lines: their write errors are its own
+    // (service::Error::Output), not a command's.
     serve::serve(&config, &Stderr, |addr, catalog| {
-        outln!("listening on http://{addr}/ (Ctrl-C stops)")?;
+        write_line(format_args!("listening on http://{addr}/ (Ctrl-C stops)"))?;
         let present = catalog.present();
         if present.is_empty() {
-            outln!("endgame tables: none in {dir}: every position is searched")?;
+            write_line(format_args!(
+                "endgame tables: none in {dir}: every position is searched"
+            ))?;
         }
         for (pits, rules, k) in present {
-            outln!(
+            write_line(format_args!(
                 "endgame tables: {pits} houses, {}, up to {k} seeds, from {dir}",
                 rules.slug()
-            )?;
+            ))?;
         }
         for (pits, rules, seeds, boards, depth) in catalog.books() {
-            outln!(
+            write_line(format_args!(
                 "opening book: Kalah({pits},{seeds}) {}, {boards} boards, {depth} plies, from {dir}",
                 rules.slug()
-            )?;
+            ))?;
         }
-        super::output::flush()?;
+        crate::output::flush()?;
         Ok(())
     })?;
     Ok(())
