@@ -1,7 +1,9 @@
 //! The engine as a service: what every front end asks of it, in one place.
 //!
-//! A front end (the `kalah` command today, a server tomorrow) parses its
-//! requests and renders the answers; everything between lives here:
+//! A front end (the `kalah` command, its HTTP server, `kalah-cluster`,
+//! `kalah-lab`, the Python module) parses its requests and renders the
+//! answers; everything between lives here, and none of it knows a front
+//! end (no front end's error or flags):
 //! - [`table_dir`]: where the endgame tables live (the directory a request
 //!   names, else the environment's, else a default one);
 //! - [`setup`]: which endgame tables to open (or build) for a game, and how
