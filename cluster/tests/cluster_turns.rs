@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use kalah::certificate::{Certificate, Fact, FORMAT_FROM};
-use kalah::flags::TableArgs;
 use kalah::cli::certify::{certify, CertifyArgs};
+use kalah::flags::TableArgs;
 use kalah_solver::sample::SplitMix64;
 use kalah_solver::search::SearchConfig;
 use kalah_solver::{Game, Line, Numbering, Position, Rules, Solver};

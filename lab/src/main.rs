@@ -229,11 +229,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kalah-lab: {e}");
-            ExitCode::from(if matches!(e, Error::Input(_)) {
-                2
-            } else {
-                1
-            })
+            ExitCode::from(if matches!(e, Error::Input(_)) { 2 } else { 1 })
         }
     }
 }
@@ -249,9 +245,7 @@ fn sim(a: &SimArgs) -> Result<(), Error> {
         )));
     }
     if a.fill_threads == Some(0) {
-        return Err(Error::Input(
-            "--fill-threads 0: at least one thread".into(),
-        ));
+        return Err(Error::Input("--fill-threads 0: at least one thread".into()));
     }
     let (config, rules) = RunConfig::read(&a.work).map_err(|e| Error::Input(e.to_string()))?;
     let pits = config.identity.pits;

@@ -15,10 +15,10 @@ use clap::Args;
 use kalah_solver::{Rules, Side};
 
 use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine};
-use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
-use crate::output::json_line;
 use super::play::Oracle;
+use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
 use crate::outln;
+use crate::output::json_line;
 use crate::service::review::{review, Review, ReviewError};
 use crate::service::Answer;
 
@@ -73,8 +73,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     let rules = game.rules();
     let started = Instant::now();
     let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
-    let reviewed = review(&game, start, &line, |p| oracle.answer(p))
-    .map_err(|e| match e {
+    let reviewed = review(&game, start, &line, |p| oracle.answer(p)).map_err(|e| match e {
         ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line)),
         ReviewError::Answer(e) => CliError::from(e),
     })?;

@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use super::common::{CliError, GameArgs};
 use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
-use crate::progress::build::prepare_tables;
-use crate::output::json_line;
-use crate::progress::{note, Stderr};
 use crate::outln;
+use crate::output::json_line;
+use crate::progress::build::prepare_tables;
+use crate::progress::{note, Stderr};
 use crate::service::answer::round3;
 use crate::service::book::{self, BuildRequest, Built, DEFAULT_DEPTH};
 use crate::service::setup;

@@ -8,10 +8,10 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::certificate::{Certificate, Fact};
-use crate::flags::TableArgs;
-use crate::output::json_line;
 use crate::cli::CliError;
+use crate::flags::TableArgs;
 use crate::outln;
+use crate::output::json_line;
 use crate::service::setup::{self, StopBy};
 use kalah_solver::sample::SplitMix64;
 use kalah_solver::search::SearchConfig;

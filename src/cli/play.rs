@@ -11,12 +11,12 @@ use kalah_solver::search::Solver;
 use kalah_solver::{EndRule, Game, Line, Position, Rules, Side};
 
 use super::common::{count, game_line, parse_position, signed, CliError, GameArgs};
+use super::output;
 use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
 use crate::progress::build::prepare_tables;
-use crate::service::setup::solver_for;
-use super::output;
 use crate::progress::{note, with_search_progress};
 use crate::service::position::{answer_position, by_search};
+use crate::service::setup::solver_for;
 use crate::service::{Answer, Error};
 
 /// The human's side.

@@ -6,9 +6,9 @@ use clap::Args;
 use kalah_solver::Side;
 
 use super::common::{count, read_line, signed, CliError, GameArgs, ReadLine};
+use super::show::PositionJson;
 use crate::flags::RulesArgs;
 use crate::output::json_line;
-use super::show::PositionJson;
 use serde::Serialize;
 
 /// Arguments of `kalah play-line`.

@@ -22,8 +22,8 @@ use kalah_solver::{Game, Rules};
 
 use super::common::{game_line, parse_position, signed, CliError};
 use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
-use crate::progress::Stderr;
 use crate::outln;
+use crate::progress::Stderr;
 use crate::service::answer::{write_json, Answer, Detail, Source};
 use crate::service::position::{answer_one, Budget};
 use crate::service::setup::open_present;

@@ -10,13 +10,13 @@ use clap::{Args, ValueEnum};
 use kalah_solver::{Game, Line, Numbering, Position, Rules};
 
 use super::common::{count, start_position, CliError, PITS_RANGE, SEEDS_RANGE};
+use super::output;
+use super::solve::{solve_start, turn_text};
 use crate::flags::values::usize_in;
 use crate::flags::{EndArg, RulesArgs, SearchArgs, TableArgs};
-use super::output;
+use crate::outln;
 use crate::output::json_line;
 use crate::progress::note;
-use super::solve::{solve_start, turn_text};
-use crate::outln;
 use crate::published::{claims, Claim, Outcome, IDU_GAMES};
 use crate::report::{self, GameCheck, Row, Status};
 use crate::service::answer::round3;

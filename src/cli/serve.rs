@@ -9,8 +9,8 @@ use clap::Args;
 use super::common::CliError;
 use crate::flags::values::usize_in;
 use crate::flags::{BookUse, TableArgs};
-use crate::progress::Stderr;
 use crate::output::write_line;
+use crate::progress::Stderr;
 use crate::serve::http::Limits;
 use crate::serve::{self, Config};
 

@@ -9,15 +9,15 @@ use kalah_solver::search::{Solution, TurnAnalysis};
 use kalah_solver::{Game, Line, Side};
 
 use super::common::{count, signed, start_position, CliError, GameArgs};
-use crate::flags::{RulesArgs, SearchArgs, TableArgs};
-use crate::progress::build::prepare_tables;
-use crate::service::setup::solver_for;
 use super::output;
-use crate::output::json_line;
-use crate::progress::{clock, note, with_search_estimate};
+use crate::flags::{RulesArgs, SearchArgs, TableArgs};
 use crate::outln;
+use crate::output::json_line;
+use crate::progress::build::prepare_tables;
+use crate::progress::{clock, note, with_search_estimate};
 use crate::service::answer::{round3, Outcome, SolvedGame};
 use crate::service::cost;
+use crate::service::setup::solver_for;
 use serde::Serialize;
 
 /// Arguments of `kalah solve`.

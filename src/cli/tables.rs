@@ -10,8 +10,8 @@ use kalah_solver::table::{format, try_lock_build, TableFile, ALL_RULES};
 use kalah_solver::Rules;
 
 use super::common::{plural, CliError};
-use crate::output::json_line;
 use crate::outln;
+use crate::output::json_line;
 use crate::service::table_dir::{resolve, TableDir};
 use serde::Serialize;
 

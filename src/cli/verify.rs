@@ -12,8 +12,8 @@ use super::build::table_error;
 use super::common::{plural, CliError, PITS_RANGE};
 use crate::flags::values::{parse_threads, usize_in};
 use crate::flags::RulesArgs;
-use crate::service::table_dir;
 use crate::outln;
+use crate::service::table_dir;
 
 /// Arguments of `kalah verify`.
 #[derive(Args, Debug, Clone)]

@@ -81,7 +81,11 @@ fn free_disk_space(dir: &Path) -> Option<u64> {
 ///
 /// # Errors
 /// Unsupported sizes, I/O errors, an interruption (failures).
-pub fn build(dir: &Path, config: &BuildConfig, progress: &dyn Progress) -> Result<BuildReport, Error> {
+pub fn build(
+    dir: &Path,
+    config: &BuildConfig,
+    progress: &dyn Progress,
+) -> Result<BuildReport, Error> {
     build_tables(dir, config, progress, interrupt::flag())
         .map_err(|e| Error::Failure(e.to_string()))
 }

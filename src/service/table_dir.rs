@@ -142,10 +142,7 @@ impl TableDir {
         if self.path.exists() || !(create || self.source.is_default()) {
             return self.existing();
         }
-        observer.note(&format!(
-            "creating table directory {}",
-            self.path.display()
-        ));
+        observer.note(&format!("creating table directory {}", self.path.display()));
         fs::create_dir_all(&self.path).map_err(|e| {
             Error::Failure(format!(
                 "cannot create table directory {}: {e}",

@@ -87,11 +87,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kalah-cluster: {e}");
-            ExitCode::from(if matches!(e, Error::Input(_)) {
-                2
-            } else {
-                1
-            })
+            ExitCode::from(if matches!(e, Error::Input(_)) { 2 } else { 1 })
         }
     }
 }

@@ -40,10 +40,7 @@ pub(crate) struct Replayed {
 }
 
 impl Replayed {
-    pub(crate) fn open(
-        work: &std::path::Path,
-        tables: Option<PathBuf>,
-    ) -> Result<Replayed, Error> {
+    pub(crate) fn open(work: &std::path::Path, tables: Option<PathBuf>) -> Result<Replayed, Error> {
         let (config, rules) = RunConfig::read(work).map_err(|e| Error::Input(e.to_string()))?;
         let id = &config.identity;
         let start = Position::start(id.pits, id.seeds).map_err(failure)?;

@@ -163,11 +163,7 @@ pub(crate) fn mpi_solve(a: &SolveArgs, start: Position) -> Result<(), Error> {
     if let Err(e) = &result {
         // One rank failing ends them all: the others would wait forever.
         rank_line(world.rank(), &e.to_string());
-        world.abort(if matches!(e, Error::Input(_)) {
-            2
-        } else {
-            1
-        });
+        world.abort(if matches!(e, Error::Input(_)) { 2 } else { 1 });
     }
     result
 }
