@@ -128,3 +128,42 @@ fn a_run_recorded_under_the_old_name_resumes() {
     assert_eq!(end.final_score(game.rules()), Some(value));
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+/// Output as `kalah`'s (issue 52): `status` into a pipe whose reader has
+/// gone (`| head -c0`) ends quietly with status 0; into a full disk it
+/// says it cannot write and exits 1; never a panic.
+#[test]
+fn status_into_a_closed_pipe_ends_quietly_and_into_a_full_disk_fails() {
+    let work = std::env::temp_dir().join(format!("kalah-cluster-pipe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    copy_tree(&fixture(), &work);
+    let status = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kalah-cluster"));
+        c.arg("status").arg("--work").arg(&work);
+        c
+    };
+    let mut child = status()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kalah-cluster");
+    // Close the only read end before the command writes anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "closed pipe: {stderr}");
+    assert!(stderr.trim().is_empty(), "closed pipe: {stderr}");
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = status()
+            .stdout(Stdio::from(full))
+            .output()
+            .expect("run kalah-cluster");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "/dev/full: {stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output") && !stderr.contains("panicked"),
+            "/dev/full: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&work).unwrap();
+}

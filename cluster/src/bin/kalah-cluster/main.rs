@@ -85,6 +85,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader closed the pipe (`| head`): it stopped reading on
+        // purpose, as with kalah, quietly and with status 0.
+        Err(Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kalah-cluster: {e}");
             ExitCode::from(if matches!(e, Error::Input(_)) { 2 } else { 1 })
@@ -97,8 +100,15 @@ pub(crate) fn failure(e: impl std::fmt::Display) -> Error {
     Error::Failure(e.to_string())
 }
 
-/// Writes one line to standard output ([`write_line`]): a write that
-/// fails (a closed pipe included) is a failure that says so.
+/// Writes one line to standard output ([`write_line`]), as `kalah` does: a
+/// closed pipe is an output error that ends the command quietly with
+/// status 0 (see [`main`]), any other failed write a failure that says so.
 pub(crate) fn print_line(args: std::fmt::Arguments<'_>) -> Result<(), Error> {
-    write_line(args).map_err(failure)
+    write_line(args).map_err(|e| {
+        if e.is_closed_pipe() {
+            Error::Output(e.0)
+        } else {
+            failure(e)
+        }
+    })
 }
