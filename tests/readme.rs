@@ -257,7 +257,18 @@ fn readme_stays_inside_the_repository() {
             continue;
         }
         let top = [
-            "src/", "solver/", "tests/", "scripts/", "docs/", "tables/", "results/", ".ci/",
+            "src/",
+            "solver/",
+            "cluster/",
+            "lab/",
+            "python/",
+            "examples/",
+            "tests/",
+            "scripts/",
+            "docs/",
+            "tables/",
+            "results/",
+            ".ci/",
         ];
         if top.iter().any(|t| piece.starts_with(t)) {
             let path = piece.trim_end_matches(['.', ',', ':']);

@@ -29,6 +29,7 @@ minutes each on a small machine.
 
 import argparse
 import collections
+import os
 import random
 import statistics
 import time
@@ -60,8 +61,9 @@ def main():
     ap.add_argument("--budgets", type=int, nargs=2, default=[25, 400], help="MCTS simulations a move")
     ap.add_argument("--threads", type=int, default=None, help="search threads (default: one a core)")
     ap.add_argument("--seed", type=int, default=55)
-    ap.add_argument("--out", default=".", help="directory for agents_vs_perfect.png and .md")
+    ap.add_argument("--out", default=".", help="directory for agents_vs_perfect.png and .md (made when missing)")
     args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
 
     kalah.build_tables(args.tables, args.table_seeds, 6)
     tables = kalah.Tables.open(args.tables, 6, rules=bridge.RULES)
