@@ -20,7 +20,10 @@ class Position:
         unknown rules."""
     @staticmethod
     def start(pits: int = 6, seeds: int = 4, *, rules: str = "std") -> "Position":
-        """The start of Kalah(pits, seeds), South to move."""
+        """The start of Kalah(pits, seeds), South to move. Raises ValueError
+        with the command line's message for a size out of range (1 to 8
+        houses a side, at least one seed, at most 255 seeds in all), and
+        TypeError for a count that is not an int."""
     @property
     def pits(self) -> int:
         """Houses a side."""
@@ -131,7 +134,8 @@ def solve(
     threads: Optional[int] = None,
 ) -> dict[str, Any]:
     """Kalah(pits, seeds) solved from the start: the fields of
-    ``kalah solve --json``. Stops at Ctrl-C (KeyboardInterrupt)."""
+    ``kalah solve --json``. Stops at Ctrl-C (KeyboardInterrupt). A size
+    out of range raises ValueError with the command line's message."""
 
 def build_tables(
     path: Union[str, "PathLike[str]"],

@@ -329,17 +329,16 @@ impl PySearcher {
 #[pyo3(signature = (pits, seeds, *, rules = "std", tables = None, tt_mb = 256, threads = None))]
 pub fn solve<'py>(
     py: Python<'py>,
-    pits: u64,
-    seeds: u64,
+    pits: &Bound<'py, PyAny>,
+    seeds: &Bound<'py, PyAny>,
     rules: &str,
     tables: Option<&PyTables>,
     tt_mb: usize,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let size = errors::game_size(pits, seeds)?;
     let start = PyPosition {
-        position: kalah_solver::GameSize::new(pits, seeds)
-            .map(kalah_solver::GameSize::start)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        position: size.start(),
         rules: errors::rules(rules)?,
     };
     if let Some(t) = tables {
@@ -364,8 +363,8 @@ pub fn solve<'py>(
     let line = solution.pv_line();
     let value = solution.value;
     let game = SolvedGame {
-        pits: pits as usize,
-        seeds: seeds as usize,
+        pits: size.pits(),
+        seeds: size.seeds(),
         rules: start.rules.slug(),
         to_move: Side::South.letter(),
         value,

@@ -48,12 +48,19 @@ impl PyPosition {
     /// The start of Kalah(pits, seeds): `seeds` in every house, South to
     /// move.
     #[staticmethod]
-    #[pyo3(signature = (pits = 6, seeds = 4, *, rules = "std"))]
-    fn start(pits: u64, seeds: u64, rules: &str) -> PyResult<Self> {
+    #[pyo3(signature = (pits = None, seeds = None, *, rules = "std"))]
+    fn start(
+        py: Python<'_>,
+        pits: Option<&Bound<'_, PyAny>>,
+        seeds: Option<&Bound<'_, PyAny>>,
+        rules: &str,
+    ) -> PyResult<Self> {
         let rules = errors::rules(rules)?;
-        let position = kalah_solver::GameSize::new(pits, seeds)
-            .map(kalah_solver::GameSize::start)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // Kalah(6,4) unless told otherwise.
+        let (six, four) = (6u8.into_pyobject(py)?, 4u8.into_pyobject(py)?);
+        let position =
+            errors::game_size(pits.unwrap_or(six.as_any()), seeds.unwrap_or(four.as_any()))?
+                .start();
         Ok(PyPosition { position, rules })
     }
 
