@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8};
 /// An implementing type must be valid for every byte pattern, have no
 /// padding, be `Sync` through atomics only, and need no alignment above a
 /// page (4096 bytes).
-pub unsafe trait ZeroedAtomic: Sync {}
+pub(crate) unsafe trait ZeroedAtomic: Sync {}
 
 // SAFETY: an atomic integer is its integer: every byte pattern is valid,
 // no padding, alignment at most 8.
@@ -56,7 +56,7 @@ unsafe impl<T: ZeroedAtomic, const N: usize> ZeroedAtomic for [T; N] {}
 /// power of two up to a page lies within one aligned block of its size
 /// (two 32-byte buckets share a 64-byte cache line, and none straddles
 /// two).
-pub struct AnonArray<T: ZeroedAtomic> {
+pub(crate) struct AnonArray<T: ZeroedAtomic> {
     map: MmapRaw,
     len: usize,
     element: PhantomData<T>,
@@ -110,11 +110,6 @@ impl<T: ZeroedAtomic> AnonArray<T> {
     pub fn len(&self) -> usize {
         self.len
     }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 /// At least `len` zero bytes of anonymous memory, asking for transparent
@@ -134,7 +129,7 @@ fn anon_map(len: usize) -> io::Result<MmapMut> {
 ///
 /// # Errors
 /// If the memory cannot be mapped or protected.
-pub fn read_only_copy(bytes: &[u8]) -> io::Result<Mmap> {
+pub(crate) fn read_only_copy(bytes: &[u8]) -> io::Result<Mmap> {
     let mut map = anon_map(bytes.len())?;
     map[..bytes.len()].copy_from_slice(bytes);
     map.make_read_only()
@@ -142,7 +137,7 @@ pub fn read_only_copy(bytes: &[u8]) -> io::Result<Mmap> {
 
 /// How soon the data asked for by [`prefetch`] is needed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Locality {
+pub(crate) enum Locality {
     /// Into every cache level (T0): read next.
     L1,
     /// Into L2 and outward (T1): read soon, among many other lines that
@@ -153,7 +148,7 @@ pub enum Locality {
 /// Asks for the cache line holding `value`: a hint, with no effect on any
 /// result. Does nothing off x86-64.
 #[inline(always)]
-pub fn prefetch<T>(value: &T, locality: Locality) {
+pub(crate) fn prefetch<T>(value: &T, locality: Locality) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
@@ -187,7 +182,7 @@ pub fn prefetch<T>(value: &T, locality: Locality) {
 ///
 /// # Errors
 /// If the file cannot be mapped.
-pub unsafe fn map_read_only(file: &File) -> io::Result<Mmap> {
+pub(crate) unsafe fn map_read_only(file: &File) -> io::Result<Mmap> {
     // SAFETY: the bytes are only read through the map, and the caller
     // guarantees (this function's safety contract) that nobody writes
     // into or truncates the file while the map lives.
@@ -276,7 +271,7 @@ mod tests {
         let b = AnonArray::<AtomicI8>::with(3, |bytes| bytes.fill(0x80)).expect("map");
         assert!(b.as_slice().iter().all(|v| v.load(Relaxed) == i8::MIN));
         let empty = AnonArray::<AtomicI8>::zeroed(0).expect("map");
-        assert!(empty.is_empty() && empty.as_slice().is_empty());
+        assert!(empty.len() == 0 && empty.as_slice().is_empty());
         assert!(AnonArray::<AtomicU64>::zeroed(usize::MAX).is_err());
         assert_eq!(a.as_slice().as_ptr() as usize % 4096, 0);
     }

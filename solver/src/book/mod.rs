@@ -20,7 +20,7 @@
 
 pub mod format;
 pub mod progress;
-pub mod reader;
+pub(crate) mod reader;
 pub mod tree;
 
 mod error;

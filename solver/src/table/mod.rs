@@ -55,13 +55,13 @@
 //! # Ok::<(), kalah_solver::table::TableError>(())
 //! ```
 
-pub mod builder;
-pub mod compact;
+pub(crate) mod builder;
+pub(crate) mod compact;
 pub mod format;
-pub mod names;
-pub mod reader;
+pub(crate) mod names;
+pub(crate) mod reader;
 pub mod stamp;
-pub mod verify;
+pub(crate) mod verify;
 
 mod error;
 mod ranker;
