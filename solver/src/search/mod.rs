@@ -19,6 +19,9 @@
 //! * [`ordering`]: the children of a node, sown once and sorted.
 //! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
 //!   its `search`).
+//! * [`shallow`]: the depth-limited alpha-beta on store gains that
+//!   gives MTD(f) its first guess (and the cluster's top tree its guess
+//!   and move order).
 //! * [`solver`]: [`Solver`], the MTD(f) driver.
 //! * [`share`]: [`Publisher`], the entries of much work a search hands to
 //!   other machines' tables.
@@ -30,6 +33,7 @@ pub mod config;
 pub mod hook;
 mod negamax;
 pub mod ordering;
+pub mod shallow;
 pub mod share;
 pub mod solver;
 pub mod tt;

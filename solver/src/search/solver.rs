@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
 use super::hook::NodeHook;
-use super::negamax::{guess, Shared, Worker};
+use super::negamax::{Shared, Worker};
+use super::shallow;
 use super::share::{Published, Publisher};
 use super::tt::{TranspositionTable, TtEntry};
 use crate::board::{Board, Game};
@@ -481,9 +482,16 @@ impl Solver {
         }
         bracket.g = match first_guess {
             Some(g) => g,
-            None if self.config.guess_depth > 0 => {
-                guess(&self.game, board, self.config.guess_depth, -s - 1, s + 1)
-            }
+            // The depth-limited minimax value: it lies in [-s, s], inside
+            // the window.
+            None if self.config.guess_depth > 0 => shallow::search(
+                &self.game,
+                None,
+                board,
+                self.config.guess_depth,
+                -s - 1,
+                s + 1,
+            ),
             None => 0,
         };
         while !bracket.settled() {
