@@ -22,6 +22,9 @@
 //! * [`shallow`]: the depth-limited alpha-beta on store gains that
 //!   gives MTD(f) its first guess (and the cluster's top tree its guess
 //!   and move order).
+//! * [`mtdf`]: MTD(f)'s bounds on the lattice of values: the solver's
+//!   fail-soft bracket, and the driver over boolean tests (the cluster's
+//!   root).
 //! * [`solver`]: [`Solver`], the MTD(f) driver.
 //! * [`share`]: [`Publisher`], the entries of much work a search hands to
 //!   other machines' tables.
@@ -31,6 +34,7 @@
 pub mod analysis;
 pub mod config;
 pub mod hook;
+pub mod mtdf;
 mod negamax;
 pub mod ordering;
 pub mod shallow;
