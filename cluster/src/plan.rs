@@ -19,7 +19,7 @@
 //! 2. MTD(f) at the root with boolean tests: `value >= beta` for a
 //!    sequence of bounds that starts at the guess and moves away from it
 //!    one step at a time until a test goes the other way (the bounds then
-//!    close on the value, bisecting what is left: [`Mtdf`]).
+//!    close on the value, bisecting what is left: [`BoolMtdf`]).
 //!    Values step by 2 when every seed ends in a store (the value has the
 //!    parity of the seeds on the board). While a test waits on units, the
 //!    tests that would come after it, whichever way it goes, are planned
@@ -58,7 +58,9 @@ use std::ops::Range;
 
 use foldhash::{HashMap as FoldMap, HashMapExt, HashSet as FoldSet, HashSetExt};
 
-use kalah_solver::search::ordering::{Child, Children};
+use kalah_solver::search::mtdf::BoolMtdf;
+use kalah_solver::search::ordering::Child;
+use kalah_solver::search::shallow;
 use kalah_solver::search::PvMove;
 use kalah_solver::{Board, EndRule, Game, Position, Probe};
 
@@ -330,25 +332,26 @@ impl<'a> TopTree<'a> {
     /// ([`ORDER_DEPTH`] sowings; ties in the engine's move order). Kept
     /// in the facts, once for each board ([`Pass::kids`]).
     fn order(&self, board: Board) -> Vec<Child> {
-        let mut scored: Vec<(i32, Child)> = ordered(self.game, board)
+        let mut scored: Vec<(i32, Child)> = shallow::ordered(self.game, board)
             .as_slice()
             .iter()
-            .map(|c| (score(self.game, self.probe, c, ORDER_DEPTH), *c))
+            .map(|c| (shallow::score(self.game, self.probe, c, ORDER_DEPTH), *c))
             .collect();
         // Stable: equal scores keep the engine's order.
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         scored.into_iter().map(|(_, c)| c).collect()
     }
 
-    /// The first guess of the root's value: a [`shallow`] search of the
+    /// The first guess of the root's value: a [`shallow::search`] of the
     /// start one sowing deeper at a time, until the searches together
-    /// have visited [`GUESS_NODES`] boards; the last one's value. It
-    /// depends on the game and the tables only (no clock), so every
-    /// replay of a run makes the same guess; computed once.
+    /// have visited [`GUESS_NODES`] boards; the last one's value
+    /// ([`shallow::deepening`]). It depends on the game and the tables
+    /// only (no clock), so every replay of a run makes the same guess;
+    /// computed once.
     pub fn first_guess(&self) -> i32 {
-        *self
-            .guess
-            .get_or_init(|| deepening(self.game, self.probe, self.start.board(), GUESS_NODES))
+        *self.guess.get_or_init(|| {
+            shallow::deepening(self.game, self.probe, self.start.board(), GUESS_NODES)
+        })
     }
 
     /// The depth from which a test expecting `expect` is a unit (unless
@@ -430,7 +433,7 @@ impl Pass<'_, '_> {
 
     /// The exact value from a finished game or the endgame tables.
     fn settled(&self, board: Board) -> Option<i32> {
-        exact(self.tree.game, self.tree.probe, board)
+        shallow::exact(self.tree.game, self.tree.probe, board)
     }
 
     /// `value(board) >= beta` without searching: exact values, the trivial
@@ -639,8 +642,8 @@ impl Pass<'_, '_> {
         root.upper = s;
         let guess = self.tree.first_guess();
         root.guess = Some(guess);
-        let mut mtdf = Mtdf::new(s, self.tree.step(), guess);
-        while let Some(beta) = mtdf.beta {
+        let mut mtdf = BoolMtdf::new(s, self.tree.step(), guess);
+        while let Some(beta) = mtdf.beta() {
             root.beta = Some(beta);
             let holds = match self.test_board(board, beta, 0, beta <= guess) {
                 Status::Pending => {
@@ -651,8 +654,8 @@ impl Pass<'_, '_> {
             };
             root.tests.push((beta, holds));
             mtdf.decide(holds);
-            root.lower = mtdf.lower;
-            root.upper = mtdf.upper;
+            root.lower = mtdf.lower();
+            root.upper = mtdf.upper();
         }
         root.beta = None;
         let value = root.lower + start.store_difference();
@@ -668,22 +671,22 @@ impl Pass<'_, '_> {
     /// outcome the guess expects first), planned as speculation
     /// ([`Plan::ahead`]): on many workers the next test's units are under
     /// way, or answered, when the pending test is decided.
-    fn look_ahead(&mut self, board: Board, mtdf: &Mtdf, guess: i32) {
+    fn look_ahead(&mut self, board: Board, mtdf: &BoolMtdf, guess: i32) {
         if !self.tree.looks_ahead() {
             return;
         }
-        let Some(now) = mtdf.beta else { return };
+        let Some(now) = mtdf.beta() else { return };
         let mut tried = HashSet::from([now]);
         let mut level = vec![mtdf.clone()];
         for _ in 0..self.tree.ahead {
             let mut next = Vec::new();
             for m in &level {
-                let Some(beta) = m.beta else { continue };
+                let Some(beta) = m.beta() else { continue };
                 let expected = beta <= guess;
                 for holds in [expected, !expected] {
                     let mut m = m.clone();
                     m.decide(holds);
-                    if let Some(b) = m.beta {
+                    if let Some(b) = m.beta() {
                         if tried.insert(b) {
                             self.root_test_ahead(board, b, guess);
                         }
@@ -831,68 +834,6 @@ impl Pass<'_, '_> {
     }
 }
 
-/// MTD(f)'s root bounds: the next test `value >= beta`, from the tests
-/// decided so far.
-///
-/// The sequence starts at the guess and moves away from it one step at a
-/// time until a test goes the other way, as the one-machine solve's
-/// MTD(f) does from its fail-soft bounds (a root test here has only its
-/// outcome): a fail-low test, every root move refuted, is the dearest
-/// kind, and a longer stride would overshoot the value with one. Values
-/// lie on the lattice `-s, -s + step, ..., s`; `beta` is always on it, in
-/// `(lower, upper]`, until `lower == upper` (the value).
-#[derive(Clone, Debug)]
-struct Mtdf {
-    lower: i32,
-    upper: i32,
-    step: i32,
-    rose: bool,
-    fell: bool,
-    /// The next test; `None` once the value is known.
-    beta: Option<i32>,
-}
-
-impl Mtdf {
-    /// Before any test, for a board of `s` seeds.
-    fn new(s: i32, step: i32, guess: i32) -> Mtdf {
-        let down = |x: i32| x - (x + s).rem_euclid(step);
-        let mut beta = down(guess.clamp(-s, s));
-        if beta <= -s {
-            beta = -s + step;
-        }
-        Mtdf {
-            lower: -s,
-            upper: s,
-            step,
-            rose: false,
-            fell: false,
-            beta: (s > 0).then_some(beta),
-        }
-    }
-
-    /// Takes in the outcome of the test at [`Mtdf::beta`].
-    fn decide(&mut self, holds: bool) {
-        let Some(beta) = self.beta else { return };
-        if holds {
-            self.lower = beta;
-            self.rose = true;
-        } else {
-            self.upper = beta - self.step;
-            self.fell = true;
-        }
-        if self.lower >= self.upper {
-            self.beta = None;
-            return;
-        }
-        let n = (self.upper - self.lower) / self.step;
-        self.beta = Some(match (self.rose, self.fell) {
-            (true, true) => self.lower + self.step * ((n + 1) / 2),
-            (true, false) => (beta + self.step).min(self.upper),
-            (false, _) => (beta - self.step).max(self.lower + self.step),
-        });
-    }
-}
-
 /// Root tests planned ahead of the pending one, in depth, by default
 /// ([`TopTree::ahead`]).
 pub const AHEAD_TESTS: usize = 2;
@@ -947,158 +888,15 @@ impl Above {
 /// coordinator's time, once a run.
 pub const GUESS_NODES: u64 = 1 << 18;
 
-/// The deepest first-guess search. A tiny game's searches end in
-/// finished games long before and visit few boards a depth; this bounds
-/// their loop (it is not a setting).
-const MAX_GUESS_DEPTH: u32 = 512;
-
 /// Sowings of the shallow search that orders the top tree's children.
 const ORDER_DEPTH: u32 = 4;
 
-/// Beyond every value (a board holds at most 255 seeds).
-const MAX: i32 = 1 << 10;
-
-/// A depth-limited fail-hard alpha-beta in `[alpha, beta]`: exact values
-/// from finished games and tables, 0 (an even future) at the horizon.
-/// With the full window its value is the depth-limited minimax value,
-/// whatever order the children are tried in.
-fn shallow(
-    game: &Game,
-    probe: Option<&dyn Probe>,
-    board: Board,
-    depth: u32,
-    alpha: i32,
-    beta: i32,
-) -> i32 {
-    shallow_counted(game, probe, board, depth, alpha, beta, &mut 0)
-}
-
-/// The value of the last of [`shallow`] searches of `board` one sowing
-/// deeper each, from one, once they have visited `budget` boards
-/// together (or reached [`MAX_GUESS_DEPTH`]).
-fn deepening(game: &Game, probe: Option<&dyn Probe>, board: Board, budget: u64) -> i32 {
-    let mut visited = 0;
-    let mut depth = 1;
-    loop {
-        let v = shallow_counted(game, probe, board, depth, -MAX, MAX, &mut visited);
-        if visited >= budget || depth >= MAX_GUESS_DEPTH {
-            return v;
-        }
-        depth += 1;
-    }
-}
-
-/// [`shallow`], adding the boards it visits to `visited`.
-fn shallow_counted(
-    game: &Game,
-    probe: Option<&dyn Probe>,
-    board: Board,
-    depth: u32,
-    mut alpha: i32,
-    beta: i32,
-    visited: &mut u64,
-) -> i32 {
-    *visited += 1;
-    if let Some(v) = exact(game, probe, board) {
-        return v;
-    }
-    if depth == 0 {
-        return 0;
-    }
-    if depth == 1 {
-        // The children are at the horizon: their values cost no search, so
-        // they are not ordered (most of the nodes of a shallow search are
-        // here).
-        let mut moves = game.moves(board);
-        while moves != 0 {
-            let house = moves.trailing_zeros() as usize;
-            moves &= moves - 1;
-            let sown = game.sow(board, house);
-            let g = sown.gain as i32;
-            let leaf = exact(game, probe, sown.board).unwrap_or(0);
-            let v = if sown.extra_turn { g + leaf } else { g - leaf };
-            if v > alpha {
-                alpha = v;
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-        return alpha;
-    }
-    for c in ordered(game, board).as_slice() {
-        let g = c.sown.gain as i32;
-        let v = if c.sown.extra_turn {
-            g + shallow_counted(
-                game,
-                probe,
-                c.sown.board,
-                depth - 1,
-                alpha - g,
-                beta - g,
-                visited,
-            )
-        } else {
-            g - shallow_counted(
-                game,
-                probe,
-                c.sown.board,
-                depth - 1,
-                g - beta,
-                g - alpha,
-                visited,
-            )
-        };
-        if v > alpha {
-            alpha = v;
-            if alpha >= beta {
-                break;
-            }
-        }
-    }
-    alpha
-}
-
-/// The exact value of `board` from a finished game or the tables (probed
-/// only for boards they can hold).
-fn exact(game: &Game, probe: Option<&dyn Probe>, board: Board) -> Option<i32> {
-    if let Some(v) = game.terminal_value(board) {
-        return Some(v);
-    }
-    let p = probe?;
-    if board.seeds() <= p.max_seeds() {
-        p.probe(board)
-    } else {
-        None
-    }
-}
-
-/// The value of sowing `c` for the mover, by a full-window [`shallow`]
-/// search of `depth` sowings below it: its gain plus the child's value
-/// when the mover sows again, minus it when the turn passes.
-fn score(game: &Game, probe: Option<&dyn Probe>, c: &Child, depth: u32) -> i32 {
-    let g = c.sown.gain as i32;
-    let v = shallow(game, probe, c.sown.board, depth, -MAX, MAX);
-    if c.sown.extra_turn {
-        g + v
-    } else {
-        g - v
-    }
-}
-
-/// The children of `board` in the engine's move order (store gain, extra
-/// turns, right to left).
-fn ordered(game: &Game, board: Board) -> Children {
-    let mut kids = Children::generate(game, board, None, true);
-    kids.sort();
-    kids
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{exact, ordered, Mtdf, TopTree, GUESS_NODES};
+    use super::{TopTree, GUESS_NODES};
     use crate::facts::Facts;
     use crate::unit::{Known, UnitKey, Verdict, EXACT};
+    use kalah_solver::search::shallow::{self, exact, ordered};
     use kalah_solver::{Board, CaptureRule, EndRule, Game, Position, Rules};
 
     /// The game of `pits` houses a side, `capture`, the rest swept to its
@@ -1230,39 +1028,6 @@ mod tests {
         assert!(ordered < 500, "{ordered} boards ordered");
     }
 
-    /// Every guess and every value of a small lattice: the tests end at
-    /// the value, each `beta` on the lattice and inside the bounds, in
-    /// few tests when the guess is close.
-    #[test]
-    fn mtdf_bounds_close_on_the_value() {
-        for step in [1, 2] {
-            let s = 12;
-            let lattice: Vec<i32> = (-s..=s).filter(|x| (x + s) % step == 0).collect();
-            for &guess in &lattice {
-                for &value in &lattice {
-                    let mut m = Mtdf::new(s, step, guess);
-                    let mut tests = 0;
-                    while let Some(beta) = m.beta {
-                        assert!(
-                            m.lower < beta && beta <= m.upper,
-                            "{beta} in ({}, {}]",
-                            m.lower,
-                            m.upper
-                        );
-                        assert_eq!((beta + s) % step, 0);
-                        m.decide(value >= beta);
-                        tests += 1;
-                        assert!(tests <= 2 * lattice.len());
-                    }
-                    assert_eq!((m.lower, m.upper), (value, value), "guess {guess}");
-                    if guess == value {
-                        assert!(tests <= 2, "guess {guess}: {tests} tests");
-                    }
-                }
-            }
-        }
-    }
-
     /// The first guess against the solved value of 16 small games
     /// (Kalah(4,3) to (5,5), both capture rules, no tables), at a
     /// quarter, one, four and sixteen times [`GUESS_NODES`]: the summed
@@ -1295,7 +1060,7 @@ mod tests {
                 let value = solved(&game, start.board());
                 let mut row = format!("{pits},{seeds} {capture:?}: value {value:+};");
                 for (budget, sum) in budgets.iter().zip(total.iter_mut()) {
-                    let guess = super::deepening(&game, None, start.board(), *budget);
+                    let guess = shallow::deepening(&game, None, start.board(), *budget);
                     *sum += i64::from((guess - value).abs());
                     row += &format!(" {budget}: {guess:+}");
                 }
