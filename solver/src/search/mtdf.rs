@@ -2,17 +2,18 @@
 //! ways the searches close them on its value, one null-window test after
 //! another.
 //!
-//! * [`Bracket`]: from fail-soft test results, each a bound that may be
-//!   tighter than its test asked (the solver's MTD(f),
+//! * `Bracket` (crate-private): from fail-soft test results, each a bound
+//!   that may be tighter than its test asked (the solver's MTD(f),
 //!   [`Solver`](super::Solver)).
 //! * [`BoolMtdf`]: from tests that say only whether they held (the
 //!   cluster's root, whose tests are answered by units of work); it steps
 //!   one value at a time away from the guess, then bisects.
 //!
 //! A board of `s` seeds has a value in `[-s, s]`; when every seed ends in
-//! some store (the end rule sweeps the houses) it also has the parity of
-//! `s`, and the values step by 2. Both walks take `beta` on that lattice
-//! only, so no test is spent on a value the board cannot have.
+//! some store (every end rule but
+//! [`EndRule::NoSweep`](crate::EndRule::NoSweep)) it also has the parity
+//! of `s`, and the values step by 2. Both walks take `beta` on that
+//! lattice only, so no test is spent on a value the board cannot have.
 
 /// The values a board of `s` seeds can have: `-s, -s + step, ..., s`.
 ///
