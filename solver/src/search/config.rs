@@ -46,8 +46,9 @@ pub struct SearchConfig {
     pub split_seeds: u32,
     /// Let MTD(f) step by two when the rules fix the parity of values.
     pub parity: bool,
-    /// Depth (sowings) of the plain alpha-beta search that gives MTD(f) its
-    /// first guess; 0 guesses 0.
+    /// Depth (sowings) of the shallow search
+    /// ([`shallow::search`](super::shallow::search), no probes) that gives
+    /// MTD(f) its first guess; 0 guesses 0.
     pub guess_depth: u32,
 }
 

@@ -19,6 +19,12 @@
 //! * [`ordering`]: the children of a node, sown once and sorted.
 //! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
 //!   its `search`).
+//! * [`shallow`]: the depth-limited alpha-beta on store gains that
+//!   gives MTD(f) its first guess (and the cluster's top tree its guess
+//!   and move order).
+//! * [`mtdf`]: MTD(f)'s bounds on the lattice of values: the solver's
+//!   fail-soft bracket, and the driver over boolean tests (the cluster's
+//!   root).
 //! * [`solver`]: [`Solver`], the MTD(f) driver.
 //! * [`share`]: [`Publisher`], the entries of much work a search hands to
 //!   other machines' tables.
@@ -28,8 +34,10 @@
 pub mod analysis;
 pub mod config;
 pub mod hook;
+pub mod mtdf;
 mod negamax;
 pub mod ordering;
+pub mod shallow;
 pub mod share;
 pub mod solver;
 pub mod tt;

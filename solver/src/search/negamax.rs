@@ -466,34 +466,3 @@ impl<'a, 's> Worker<'a, 's> {
         None
     }
 }
-
-/// Plain depth-limited alpha-beta on store gains (unknown boards count 0):
-/// the cheap first guess of MTD(f). No table, no counting.
-pub(crate) fn guess(game: &Game, board: Board, depth: u32, alpha: i32, beta: i32) -> i32 {
-    if let Some(v) = game.terminal_value(board) {
-        return v;
-    }
-    if depth == 0 {
-        return 0;
-    }
-    let mut alpha = alpha;
-    let mut best = i32::MIN;
-    let mut moves = game.moves(board);
-    while moves != 0 {
-        let house = 31 - moves.leading_zeros() as usize;
-        moves &= !(1 << house);
-        let s = game.sow(board, house);
-        let g = s.gain as i32;
-        let v = if s.extra_turn {
-            g + guess(game, s.board, depth - 1, alpha - g, beta - g)
-        } else {
-            g - guess(game, s.board, depth - 1, g - beta, g - alpha)
-        };
-        best = best.max(v);
-        alpha = alpha.max(v);
-        if alpha >= beta {
-            break;
-        }
-    }
-    best
-}

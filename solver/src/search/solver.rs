@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::config::SearchConfig;
 use super::hook::NodeHook;
-use super::negamax::{guess, Shared, Worker};
+use super::mtdf::Bracket;
+use super::negamax::{Shared, Worker};
+use super::shallow;
 use super::share::{Published, Publisher};
 use super::tt::{TranspositionTable, TtEntry};
 use crate::board::{Board, Game};
@@ -102,70 +104,6 @@ impl StopFlag {
             StopFlag::Owned(f) => f,
             StopFlag::Static(f) => f,
         }
-    }
-}
-
-/// What MTD(f) knows about a board's value `v`: `lower <= v <= upper`,
-/// `v` in `[-s, s]` and `v == s (mod step)`, and the current guess `g`.
-#[derive(Clone, Copy, Debug)]
-struct Bracket {
-    s: i32,
-    step: i32,
-    lower: i32,
-    upper: i32,
-    g: i32,
-}
-
-impl Bracket {
-    fn new(s: i32, step: i32) -> Bracket {
-        Bracket {
-            s,
-            step,
-            lower: -s,
-            upper: s,
-            g: 0,
-        }
-    }
-
-    /// The smallest possible value at least `x`.
-    fn up(&self, x: i32) -> i32 {
-        x + (self.s - x).rem_euclid(self.step)
-    }
-
-    /// The largest possible value at most `x`.
-    fn down(&self, x: i32) -> i32 {
-        x - (x - self.s).rem_euclid(self.step)
-    }
-
-    /// Intersects with the bounds `[lower, upper]`.
-    fn narrow(&mut self, lower: i32, upper: i32) {
-        self.lower = self.lower.max(self.up(lower));
-        self.upper = self.upper.min(self.down(upper));
-    }
-
-    fn settled(&self) -> bool {
-        self.lower >= self.upper
-    }
-
-    /// The test MTD(f) runs next: `v >= beta` for the guess clamped into
-    /// the bracket, or just above the lower bound.
-    fn next_beta(&self) -> i32 {
-        let g = self.down(self.g.clamp(self.lower, self.upper));
-        if g <= self.lower {
-            self.lower + self.step
-        } else {
-            g
-        }
-    }
-
-    /// Takes in the fail-soft result `r` of the test `v >= beta`.
-    fn record(&mut self, beta: i32, r: i32) {
-        if r >= beta {
-            self.lower = self.lower.max(self.up(r.min(self.upper)));
-        } else {
-            self.upper = self.upper.min(self.down(r.max(self.lower)));
-        }
-        self.g = r;
     }
 }
 
@@ -481,9 +419,16 @@ impl Solver {
         }
         bracket.g = match first_guess {
             Some(g) => g,
-            None if self.config.guess_depth > 0 => {
-                guess(&self.game, board, self.config.guess_depth, -s - 1, s + 1)
-            }
+            // The depth-limited minimax value: it lies in [-s, s], inside
+            // the window.
+            None if self.config.guess_depth > 0 => shallow::search(
+                &self.game,
+                None,
+                board,
+                self.config.guess_depth,
+                -s - 1,
+                s + 1,
+            ),
             None => 0,
         };
         while !bracket.settled() {
