@@ -2,12 +2,12 @@
 //! check: the one home of this crate's platform `unsafe` code (the signal
 //! handlers of the program are the `signal-hook` crate's).
 //!
-//! * [`AnonArray`]: large shared arrays in anonymous memory that asks for
+//! * `AnonArray`: large shared arrays in anonymous memory that asks for
 //!   transparent huge pages (the tables being built, the transposition
 //!   table).
-//! * [`read_only_copy`]: a file's bytes copied into such memory.
-//! * [`prefetch`]: a cache hint before a random read.
-//! * [`map_read_only`]: a file mapped into memory; an `unsafe fn`, since
+//! * `read_only_copy`: a file's bytes copied into such memory.
+//! * `prefetch`: a cache hint before a random read.
+//! * `map_read_only`: a file mapped into memory; an `unsafe fn`, since
 //!   its soundness rests on what other writers do, which its caller must
 //!   vouch for (the table reader's one `unsafe` block outside this module).
 //! * [`free_disk_space`], [`stdin_ready`]: `statvfs` and `poll`;

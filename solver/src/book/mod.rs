@@ -4,8 +4,8 @@
 //! the tables is answered at once instead of searched.
 //!
 //! * [`tree`]: the boards of the opening and inner values from children's.
-//! * [`format`]: the file, byte by byte.
-//! * [`reader`]: a checked book, and the book in front of the tables as one
+//! * [`mod@format`]: the file, byte by byte.
+//! * `reader`: a checked book, and the book in front of the tables as one
 //!   [`crate::Probe`].
 //! * [`progress`]: the append-only record of a build under way, from which
 //!   an interrupted build resumes.

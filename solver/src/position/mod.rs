@@ -2,7 +2,7 @@
 //!
 //! A [`Position`] is a validated game state (at most 8 houses a side, 255
 //! seeds in all) that plays moves ([`Position::play`]); its text form
-//! (docs/RULES.md) is read by the one scanner of [`text`] and written by
+//! (docs/RULES.md) is read by the one scanner of `text` and written by
 //! its [`Display`](fmt::Display):
 //!
 //! ```text
@@ -320,7 +320,7 @@ impl Position {
 }
 
 impl fmt::Display for Position {
-    /// The docs/RULES.md text form, which [`Position::from_str`] reads back.
+    /// The docs/RULES.md text form, which `Position::from_str` reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for x in self.houses(Side::South) {
             write!(f, "{x} ")?;

@@ -14,7 +14,7 @@
 //!
 //! # Files
 //!
-//! * [`config`]: [`SearchConfig`], a switch for every enhancement.
+//! * `config`: [`SearchConfig`], a switch for every enhancement.
 //! * [`tt`]: [`TranspositionTable`], typed bounds under full keys.
 //! * [`ordering`]: the children of a node, sown once and sorted.
 //! * `negamax`: the fail-soft alpha-beta worker (bound semantics on
@@ -25,21 +25,21 @@
 //! * [`mtdf`]: MTD(f)'s bounds on the lattice of values: the solver's
 //!   fail-soft bracket, and the driver over boolean tests (the cluster's
 //!   root).
-//! * [`solver`]: [`Solver`], the MTD(f) driver.
+//! * `solver`: [`Solver`], the MTD(f) driver.
 //! * [`share`]: [`Publisher`], the entries of much work a search hands to
 //!   other machines' tables.
 //! * [`analysis`]: move values, first turns, the pie rule, the principal
 //!   variation.
 
 pub mod analysis;
-pub mod config;
-pub mod hook;
+pub(crate) mod config;
+pub(crate) mod hook;
 pub mod mtdf;
 mod negamax;
 pub mod ordering;
 pub mod shallow;
 pub mod share;
-pub mod solver;
+pub(crate) mod solver;
 pub mod tt;
 
 pub use analysis::{

@@ -1,5 +1,5 @@
 //! The on-disk format of one tier file: the only module that knows it
-//! (the value encoding inside it is [`super::compact`]'s).
+//! (the value encoding inside it is `super::compact`'s).
 //!
 //! # Tier file format, version 2
 //!
@@ -383,7 +383,7 @@ pub fn file_len(h: &Header) -> u64 {
 
 /// The whole file image of tier `tier` of `(pits, rules)` with the
 /// `count` values `values(0..count)` in rank order (encoded in parallel on
-/// the current rayon pool; see [`compact::encode`]).
+/// the current rayon pool; see `compact::encode`).
 ///
 /// # Errors
 /// A value that is not one of the tier's (`|v| > tier`), or a tier too

@@ -17,21 +17,21 @@
 //! its own already solved boards.
 //!
 //! * [`mod@format`]: the on-disk format of one tier file (documented whole there);
-//!   [`compact`]: the value encoding inside it (about 3.5 bits a board, O(1) probes).
-//! * [`build`]: [`build_tables`], tier by tier, each tier in parallel;
+//!   `compact`: the value encoding inside it (about 3.5 bits a board, O(1) probes).
+//! * `builder`: [`build_tables`], tier by tier, each tier in parallel;
 //!   deterministic bytes, resumable, interruptible; one build at a time
 //!   per directory, board size and rule set (a lock file).
-//! * [`reader`]: [`TierTable`] over any byte source and [`Tables`], a lazily
+//! * `reader`: [`TierTable`] over any byte source and [`Tables`], a lazily
 //!   opened directory of tiers that implements [`crate::Probe`].
 //! * [`stamp`]: the record beside a file that its checksum passed, so
 //!   that a file is read in full once, not on every open.
-//! * [`verify`]: [`verify_tables`]: checksums, the one-step recurrence and an
+//! * `verify`: [`verify_tables`]: checksums, the one-step recurrence and an
 //!   independent search.
 //!
 //! Every failure is a [`TableError`] naming the file and the reason. No
 //! value is ever read from a file whose whole checksum has not passed.
 //! Files are memory-mapped: nobody may truncate or write into a table file
-//! in place (see [`reader`]); this program only replaces them by rename.
+//! in place (see `reader`); this program only replaces them by rename.
 //!
 //! ```
 //! use kalah_solver::table::{build_tables, BuildConfig, Tables};

@@ -138,7 +138,7 @@ impl<B: AsRef<[u8]>> TierTable<B> {
         })
     }
 
-    /// The encoded values (see [`super::compact`]).
+    /// The encoded values (see `super::compact`).
     #[inline]
     pub fn compact(&self) -> Compact<'_> {
         let bytes = self.bytes.as_ref();
