@@ -1,4 +1,4 @@
-//! `kalah certify`: checks a solve's certificate (src/certificate.rs) in
+//! `kalah certify`: checks a solve's certificate (src/certificate/) in
 //! this process: its logic in full, its perfect game, and the facts it
 //! rests on searched again (a sample, or all).
 
