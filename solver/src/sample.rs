@@ -38,6 +38,23 @@ impl SplitMix64 {
     }
 }
 
+/// A board of `pits` houses a side with `seeds` seeds, each dropped into
+/// one of the `2 * pits` houses uniformly at random (so boards with the
+/// seeds spread are likelier than lopsided ones, as in play).
+pub fn random_board(rng: &mut SplitMix64, pits: usize, seeds: u32) -> crate::Board {
+    let mut own = vec![0u8; pits];
+    let mut opp = vec![0u8; pits];
+    for _ in 0..seeds {
+        let i = rng.below(2 * pits as u64) as usize;
+        if i < pits {
+            own[i] += 1;
+        } else {
+            opp[i - pits] += 1;
+        }
+    }
+    crate::Board::from_sides(&own, &opp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::SplitMix64;

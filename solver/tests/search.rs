@@ -9,7 +9,7 @@ use std::sync::Arc;
 mod common;
 
 use common::memo_value;
-use kalah_solver::sample::SplitMix64 as Rng;
+use kalah_solver::sample::{random_board, SplitMix64 as Rng};
 use kalah_solver::search::{SearchConfig, Solver};
 use kalah_solver::{Board, CaptureRule, EndRule, Game, Index, Position, Probe, Rules, Side};
 
@@ -33,21 +33,6 @@ const ALL_RULES: [Rules; 6] = [
         end: EndRule::NoSweep,
     },
 ];
-
-/// A random board of `pits` houses a side with `seeds` seeds.
-fn random_board(rng: &mut Rng, pits: usize, seeds: u32) -> Board {
-    let mut own = vec![0u8; pits];
-    let mut opp = vec![0u8; pits];
-    for _ in 0..seeds {
-        let i = rng.below(2 * pits as u64) as usize;
-        if i < pits {
-            own[i] += 1;
-        } else {
-            opp[i - pits] += 1;
-        }
-    }
-    Board::from_sides(&own, &opp)
-}
 
 fn small_config() -> SearchConfig {
     SearchConfig {

@@ -36,6 +36,7 @@ use axum::Router;
 use kalah_solver::{CaptureRule, EndRule, Game, GameSize, Position, Rules};
 use serde::Serialize;
 
+use super::catalog::Entry;
 use super::searches::Refusal;
 use super::{page, Server};
 // The command line's own parser of a position argument: a bad position
@@ -168,31 +169,22 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
     let mut pos = start;
     'line: for (t, turn) in line.turns.iter().enumerate() {
         for &house in turn {
-            let answer = match without_search(&game, tables, book, &pos, Detail::FULL) {
-                Ok(Some(a)) => a,
-                Ok(None) => match server.kept.answer(&game, tables, book, &pos) {
-                    Some(a) => a,
-                    None => match server
-                        .searches
-                        .search(game.clone(), entry.tables.clone(), pos)
-                        .await
-                    {
-                        Ok(a) => {
-                            server.kept.learn(&game, &a);
-                            a
-                        }
-                        Err(refusal) if answers.is_empty() => return refused(&refusal),
-                        Err(refusal) => {
-                            stopped = Some(format!(
-                                "no value for turn {} (house {house}, position {pos}): {}",
-                                t + 1,
-                                refusal.reason()
-                            ));
-                            break 'line;
-                        }
-                    },
-                },
-                Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            let answer = match known_or_searched(&server, entry, &game, pos).await {
+                Ok(a) => a,
+                Err(Unanswered::Refused(refusal)) if answers.is_empty() => {
+                    return refused(&refusal)
+                }
+                Err(Unanswered::Refused(refusal)) => {
+                    stopped = Some(format!(
+                        "no value for turn {} (house {house}, position {pos}): {}",
+                        t + 1,
+                        refusal.reason()
+                    ));
+                    break 'line;
+                }
+                Err(Unanswered::Failed(e)) => {
+                    return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+                }
             };
             answers.push(answer);
             if pos.play(&game, house).is_err() {
@@ -242,34 +234,52 @@ async fn analyze(State(server): State<Arc<Server>>, RawQuery(raw): RawQuery) -> 
     json(StatusCode::OK, out)
 }
 
-/// The answer for `pos`: the end of the game or the tables here, on the
-/// request's thread (the service's `without_search`), else a search on the
-/// pool, so that only the search leaves this thread.
+/// Why a position got no answer: a search refused it (busy workers, its
+/// budget, the server stopping), or the tables failed.
+enum Unanswered {
+    Refused(Refusal),
+    Failed(crate::service::Error),
+}
+
+/// The answer for `pos`: the end of the game, the tables, the book or the
+/// answers kept, on the request's thread (the service's `without_search`,
+/// then the kept values), else a search on the pool, whose answer is kept;
+/// only the search leaves this thread.
+async fn known_or_searched(
+    server: &Server,
+    entry: &Entry,
+    game: &Game,
+    pos: Position,
+) -> Result<Answer, Unanswered> {
+    let tables = entry.tables.as_deref();
+    let book = entry.books.get(pos.total_seeds());
+    if let Some(a) =
+        without_search(game, tables, book, &pos, Detail::FULL).map_err(Unanswered::Failed)?
+    {
+        return Ok(a);
+    }
+    if let Some(a) = server.kept.answer(game, tables, book, &pos) {
+        return Ok(a);
+    }
+    let a = server
+        .searches
+        .search(game.clone(), entry.tables.clone(), pos)
+        .await
+        .map_err(Unanswered::Refused)?;
+    server.kept.learn(game, &a);
+    Ok(a)
+}
+
+/// The answer for `pos` ([`known_or_searched`]) as the API's JSON.
 async fn answer(server: &Server, pos: Position, rules: Rules) -> Response {
     let game = Game::new(pos.pits(), rules);
     let entry = server.catalog.get(pos.pits(), rules);
-    let book = entry.books.get(pos.total_seeds());
-    let known = without_search(&game, entry.tables.as_deref(), book, &pos, Detail::FULL);
-    let answer = match known {
-        Ok(Some(a)) => a,
-        Ok(None) => match server
-            .kept
-            .answer(&game, entry.tables.as_deref(), book, &pos)
-        {
-            Some(a) => a,
-            None => match server
-                .searches
-                .search(game.clone(), entry.tables.clone(), pos)
-                .await
-            {
-                Ok(a) => {
-                    server.kept.learn(&game, &a);
-                    a
-                }
-                Err(refusal) => return refused(&refusal),
-            },
-        },
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    let answer = match known_or_searched(server, entry, &game, pos).await {
+        Ok(a) => a,
+        Err(Unanswered::Refused(refusal)) => return refused(&refusal),
+        Err(Unanswered::Failed(e)) => {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+        }
     };
     json(
         StatusCode::OK,

@@ -187,7 +187,7 @@ mod tests {
     use super::{search, MAX};
     use crate::board::{Board, Game};
     use crate::rules::{CaptureRule, EndRule, Rules};
-    use crate::sample::SplitMix64;
+    use crate::sample::{random_board, SplitMix64};
 
     /// The solver's first guess before it came from [`search`], kept as
     /// the reference: a fail-soft alpha-beta on store gains, children right
@@ -219,21 +219,6 @@ mod tests {
             }
         }
         best
-    }
-
-    /// A random board of `pits` houses a side with `seeds` seeds.
-    fn random_board(rng: &mut SplitMix64, pits: usize, seeds: u32) -> Board {
-        let mut own = vec![0u8; pits];
-        let mut opp = vec![0u8; pits];
-        for _ in 0..seeds {
-            let i = rng.below(2 * pits as u64) as usize;
-            if i < pits {
-                own[i] += 1;
-            } else {
-                opp[i - pits] += 1;
-            }
-        }
-        Board::from_sides(&own, &opp)
     }
 
     /// The solver's first guess, `search` with no probe in the window
