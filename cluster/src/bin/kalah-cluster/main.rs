@@ -112,3 +112,12 @@ pub(crate) fn print_line(args: std::fmt::Arguments<'_>) -> Result<(), Error> {
         }
     })
 }
+
+/// Writes `value` as one line of compact JSON ([`print_line`]): what
+/// `--json` prints.
+pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<(), Error> {
+    print_line(format_args!(
+        "{}",
+        serde_json::to_string(value).expect("plain struct")
+    ))
+}

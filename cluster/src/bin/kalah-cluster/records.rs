@@ -14,7 +14,7 @@ use kalah_cluster::plan::TopTree;
 use kalah_cluster::store::{Busy, RunConfig, WorkDir};
 
 use crate::args::{CertificateArgs, PackArgs, StatusArgs};
-use crate::{failure, print_line};
+use crate::{failure, print_json, print_line};
 
 pub(crate) fn pack(a: &PackArgs) -> Result<(), Error> {
     let (config, _) = RunConfig::read(&a.work).map_err(|e| Error::Input(e.to_string()))?;
@@ -190,10 +190,7 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
         "solved": plan.solved.as_ref().map(|s| s.value),
     });
     if a.json {
-        print_line(format_args!(
-            "{}",
-            serde_json::to_string(&j).expect("plain struct")
-        ))?;
+        print_json(&j)?;
         return Ok(());
     }
     let mut out = String::new();
@@ -320,10 +317,7 @@ fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
         }));
     }
     if a.json {
-        print_line(format_args!(
-            "{}",
-            serde_json::to_string(&serde_json::json!({ "turns": written })).expect("plain struct")
-        ))?;
+        print_json(&serde_json::json!({ "turns": written }))?;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use kalah_cluster::unit::RunIdentity;
 use kalah_cluster::worker::UnitSolver;
 
 use crate::args::{GameSpec, SolveArgs};
-use crate::{failure, print_line};
+use crate::{failure, print_json, print_line};
 
 pub(crate) fn start_of(g: &GameSpec) -> Result<Position, Error> {
     // The solver's one check of a game's size: the message `kalah` and
@@ -331,10 +331,7 @@ pub(crate) fn print_answer(
         &a.work.display().to_string(),
     );
     if a.json {
-        print_line(format_args!(
-            "{}",
-            serde_json::to_string(&j).expect("plain struct")
-        ))?;
+        print_json(&j)?;
         return Ok(());
     }
     print_line(format_args!(

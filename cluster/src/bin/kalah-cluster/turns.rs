@@ -19,7 +19,7 @@ use kalah_cluster::{report, ClusterError};
 
 use crate::args::SolveArgs;
 use crate::solve::{open_run, start_of, tables_of, worker_tt_mb};
-use crate::{failure, print_line};
+use crate::{failure, print_json, print_line};
 
 /// One turn of the answer: its ledger's result with its name and place.
 #[derive(Serialize)]
@@ -254,10 +254,7 @@ fn print_turns(a: &SolveArgs, game: &Game, answers: &[(TurnLedger, bool)]) -> Re
             "best": rows.iter().map(|r| r.result.value).max(),
             "turns": rows,
         });
-        print_line(format_args!(
-            "{}",
-            serde_json::to_string(&j).expect("plain struct")
-        ))?;
+        print_json(&j)?;
         return Ok(());
     }
     print_line(format_args!(
