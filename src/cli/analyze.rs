@@ -14,9 +14,9 @@ use std::time::Instant;
 use clap::Args;
 use kalah_solver::{Rules, Side};
 
-use super::common::{count, game_line, read_line, signed, CliError, GameArgs, ReadLine};
+use super::common::{count, game_line, signed, CliError, LineArgs, ReadLine};
 use super::play::Oracle;
-use crate::flags::{BookUse, RulesArgs, SearchArgs, TableArgs};
+use crate::flags::{BookUse, SearchArgs, TableArgs};
 use crate::outln;
 use crate::output::json_line;
 use crate::service::review::{review, Review, ReviewError};
@@ -29,24 +29,9 @@ use crate::service::Answer;
   kalah analyze --idu --empty-capture --pits 6 --seeds 2 42-42-30-0-1-1-4-5
   kalah analyze --from \"1 0 2 0 0 1 20 0 3 0 1 0 2 18 S\" \"1 2\" --json")]
 pub struct AnalyzeArgs {
+    /// The game to review, as `play-line` reads it.
     #[command(flatten)]
-    pub game: GameArgs,
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
-    /// Uiterwijk (2000); by default they are 1..m (docs/RULES.md).
-    #[arg(long)]
-    pub idu: bool,
-    /// Start from this position instead of the start of Kalah(m,n) (its
-    /// counts give the board, so --pits and --seeds do not go with it).
-    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
-    pub from: Option<String>,
-    /// The game to review, as `play-line` reads it: turns separated by '-'
-    /// (or by spaces in a line without dashes), the moves of one turn run
-    /// together ("36") or joined by '.' ("3.6"), e.g. "3.6-2-5". The line
-    /// may stop before the end of the game.
-    #[arg(allow_hyphen_values = true)]
-    pub line: String,
+    pub line: LineArgs,
     #[command(flatten)]
     pub tables: TableArgs,
     #[command(flatten)]
@@ -63,18 +48,12 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<(), CliError> {
     // Refused before any table is built or search started.
     let ReadLine {
         game, start, line, ..
-    } = read_line(
-        args.from.as_ref(),
-        &args.game,
-        args.rules.rules(),
-        args.idu,
-        &args.line,
-    )?;
+    } = args.line.read()?;
     let rules = game.rules();
     let started = Instant::now();
     let oracle = Oracle::new(&game, &start, &args.tables, &args.book, &args.search)?;
     let reviewed = review(&game, start, &line, |p| oracle.answer(p)).map_err(|e| match e {
-        ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line)),
+        ReviewError::Line(e) => CliError::Input(format!("line \"{}\": {e}", args.line.line)),
         ReviewError::Answer(e) => CliError::from(e),
     })?;
     // The end position's value: the score of a finished game, else what

@@ -7,6 +7,7 @@ use std::fmt;
 use clap::Args;
 use kalah_solver::{Game, GameSize, Line, Numbering, Position, Rules};
 
+use crate::flags::RulesArgs;
 use crate::output::StdoutError;
 
 /// A command's failure. Input errors exit with status 2, failures with 1.
@@ -189,39 +190,61 @@ pub struct ReadLine {
     pub end: Position,
 }
 
-/// Reads and replays `text` (see [`ReadLine`]).
-///
-/// # Errors
-/// A bad `--from` position or size, a malformed line, or a move that is
-/// not legal where it is played (input errors naming the line).
-pub fn read_line(
-    from: Option<&String>,
-    size: &GameArgs,
-    rules: Rules,
-    idu: bool,
-    text: &str,
-) -> Result<ReadLine, CliError> {
-    let start = match from {
-        Some(from) => parse_position(std::slice::from_ref(from))?,
-        None => size.size()?.start(),
-    };
-    let game = Game::new(start.pits(), rules);
-    let numbering = if idu {
-        Numbering::FromZero
-    } else {
-        Numbering::FromOne
-    };
-    let line = Line::parse(text, numbering)
-        .map_err(|e| CliError::Input(format!("invalid line \"{text}\": {e}")))?;
-    let end = line
-        .replay(&game, start)
-        .map_err(|e| CliError::Input(format!("line \"{text}\": {e}")))?;
-    Ok(ReadLine {
-        game,
-        start,
-        line,
-        end,
-    })
+/// The flags of a command that reads a move line (`play-line`,
+/// `analyze`): the game, its rules, the numbering, where the line starts,
+/// and the line.
+#[derive(Args, Debug)]
+pub struct LineArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Houses in the line are numbered 0..m-1, as in Irving, Donkers &
+    /// Uiterwijk (2000); by default they are 1..m (docs/RULES.md).
+    #[arg(long)]
+    pub idu: bool,
+    /// Start from this position instead of the start of Kalah(m,n) (its
+    /// counts give the board, so --pits and --seeds do not go with it).
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["pits", "seeds"])]
+    pub from: Option<String>,
+    /// The move line: turns separated by '-' (or by spaces in a line
+    /// without dashes), the moves of one turn run together ("36") or
+    /// joined by '.' ("3.6"), e.g. "36-2-5" or "3.6 2 5" (docs/RULES.md).
+    /// It may stop before the end of the game.
+    #[arg(allow_hyphen_values = true)]
+    pub line: String,
+}
+
+impl LineArgs {
+    /// Reads and replays the line (see [`ReadLine`]).
+    ///
+    /// # Errors
+    /// A bad `--from` position or size, a malformed line, or a move that is
+    /// not legal where it is played (input errors naming the line).
+    pub fn read(&self) -> Result<ReadLine, CliError> {
+        let start = match &self.from {
+            Some(from) => parse_position(std::slice::from_ref(from))?,
+            None => self.game.size()?.start(),
+        };
+        let game = Game::new(start.pits(), self.rules.rules());
+        let numbering = if self.idu {
+            Numbering::FromZero
+        } else {
+            Numbering::FromOne
+        };
+        let text = &self.line;
+        let line = Line::parse(text, numbering)
+            .map_err(|e| CliError::Input(format!("invalid line \"{text}\": {e}")))?;
+        let end = line
+            .replay(&game, start)
+            .map_err(|e| CliError::Input(format!("line \"{text}\": {e}")))?;
+        Ok(ReadLine {
+            game,
+            start,
+            line,
+            end,
+        })
+    }
 }
 
 #[cfg(test)]
