@@ -37,26 +37,46 @@ fn board_text(pits: usize, board: Board) -> String {
     words.join(" ")
 }
 
-/// Every position within `depth` sowings of the start of Kalah(pits,seeds).
-fn opening(pits: usize, seeds: usize, rules: Rules, depth: u32) -> Vec<Position> {
-    let game = Game::new(pits, rules);
-    let mut level = vec![Position::start(pits, seeds).unwrap()];
-    let mut all = level.clone();
-    for _ in 0..depth {
-        let mut next = Vec::new();
-        for p in &level {
-            for h in p.legal_moves(rules) {
-                let mut q = *p;
-                q.play(&game, h).unwrap();
-                if !all.contains(&q) && !next.contains(&q) {
-                    next.push(q);
-                }
-            }
+/// Every position of the first `turns` turns of Kalah(pits,seeds) (a
+/// turn: one player's sowings until the move passes), found by playing
+/// every line position by position.
+fn opening(pits: usize, seeds: usize, rules: Rules, turns: u32) -> Vec<Position> {
+    fn walk(
+        game: &Game,
+        rules: Rules,
+        p: Position,
+        turn: u32,
+        turns: u32,
+        out: &mut Vec<Position>,
+    ) {
+        if turn >= turns || p.is_over(rules) {
+            return;
         }
-        all.extend(next.iter().copied());
-        level = next;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+        for h in p.legal_moves(rules) {
+            let mut q = p;
+            q.play(game, h).unwrap();
+            let t = if q.to_move() == p.to_move() {
+                turn
+            } else {
+                turn + 1
+            };
+            walk(game, rules, q, t, turns, out);
+        }
     }
-    all
+    let game = Game::new(pits, rules);
+    let mut out = Vec::new();
+    walk(
+        &game,
+        rules,
+        Position::start(pits, seeds).unwrap(),
+        0,
+        turns,
+        &mut out,
+    );
+    out
 }
 
 fn rule_flags(rules: Rules) -> Vec<&'static str> {
@@ -80,9 +100,9 @@ fn batch(dir: &Path, rules: Rules, positions: &[String], extra: &[&str]) -> Vec<
     lines
 }
 
-/// Kalah(4,3) over 8-seed tables, both rules, 3 plies: every entry of the
+/// Kalah(4,3) over 8-seed tables, both rules, 3 turns: every entry of the
 /// book is the value `kalah query` gives without it, and every position of
-/// the first 3 sowings is answered from the book (or the tables, or the
+/// the first 3 turns is answered from the book (or the tables, or the
 /// game's end) with the values a search gives, each within 50 ms.
 #[test]
 fn a_small_games_book_equals_query_on_every_entry_and_answers_its_opening() {
@@ -95,7 +115,7 @@ fn a_small_games_book_equals_query_on_every_entry_and_answers_its_opening() {
             "4",
             "--seeds",
             "3",
-            "--depth",
+            "--turns",
             "3",
             "--table-seeds",
             "8",
@@ -105,7 +125,7 @@ fn a_small_games_book_equals_query_on_every_entry_and_answers_its_opening() {
         ];
         args.extend(rule_flags(rules));
         let built = parsed(ok(&kalah(&args)).trim());
-        assert_eq!(built["depth"], 3, "{built}");
+        assert_eq!(built["turns"], 3, "{built}");
         let book = Book::open(&dir, 4, rules, 3).expect("the book just built");
         assert_eq!(built["boards"], book.len() as u64);
         assert!(book.len() > 100, "{}", book.len());
@@ -172,7 +192,7 @@ fn a_damaged_book_is_refused_and_built_again() {
         "3",
         "--seeds",
         "3",
-        "--depth",
+        "--turns",
         "2",
         "--tables",
         path(&dir),
@@ -200,10 +220,117 @@ fn a_damaged_book_is_refused_and_built_again() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The default games' books (Kalah(6,3) to (6,5), both rules, as
-/// `kalah book build` writes them over the default tables): 1,000 entries
+/// `kalah book verify` passes on a book as built; a book whose values were
+/// changed and its checksum written again is caught: an inner board's
+/// value by the check against its moves, any other entry's by the search
+/// (`--all`), each exiting 1 and naming the board.
+#[test]
+fn verify_passes_a_book_and_catches_a_changed_value() {
+    use kalah::book::format::{self, Expect};
+    let dir = temp_dir("book-verify");
+    let game = [
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--table-seeds",
+        "8",
+        "--tables",
+        path(&dir),
+    ];
+    let mut build = vec!["book", "build", "--turns", "2"];
+    build.extend(game);
+    ok(&kalah(&build));
+    let mut verify = vec!["book", "verify", "--all", "--json"];
+    verify.extend(game);
+    let checked = parsed(ok(&kalah(&verify)).trim());
+    let book = Book::open(&dir, 4, Rules::STANDARD, 3).unwrap();
+    assert_eq!(checked["entries"], book.len() as u64, "{checked}");
+    assert_eq!(checked["searched"], book.len() as u64, "{checked}");
+    let entries: Vec<(u128, i8)> = book.entries().map(|(b, v)| (b.packed(), v as i8)).collect();
+    let file = book.path().to_path_buf();
+    drop(book);
+    let expect = Expect {
+        pits: 4,
+        rules: Rules::STANDARD,
+        seeds: 3,
+    };
+    let start = Position::start(4, 3).unwrap().board();
+    let inner = kalah::book::tree::opening_turns(&Game::new(4, Rules::STANDARD), start, 2).inner;
+    let outside = entries
+        .iter()
+        .position(|(b, _)| !inner.iter().any(|i| i.packed() == *b))
+        .expect("an entry outside the turns");
+    let at_start = entries
+        .iter()
+        .position(|(b, _)| *b == start.packed())
+        .unwrap();
+    for (changed, caught_by) in [
+        (at_start, "the best of its moves gives"),
+        (outside, "a search gives"),
+    ] {
+        let mut bad = entries.clone();
+        bad[changed].1 += 2;
+        std::fs::write(&file, format::encode(&expect, 2, &bad)).unwrap();
+        let out = kalah(&verify);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        let board = format!("{:?}", kalah::Board::from_packed(bad[changed].0));
+        assert!(err.contains(caught_by) && err.contains(&board), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The books shipped in books/ serve a table directory that has none: a
+/// value from the book with no tables at all, and `kalah book verify`
+/// passes on the Kalah(6,3) ones (200 entries solved again each).
+#[test]
+fn shipped_books_serve_where_the_table_directory_has_none() {
+    let dir = temp_dir("book-shipped");
+    let shipped = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/books"));
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+        let start = Position::start(6, 4).unwrap();
+        let text = start.to_string();
+        let mut args = vec![
+            "query",
+            "--tables",
+            path(&dir),
+            "--no-tables",
+            "--value-only",
+            "--json",
+        ];
+        args.extend(rule_flags(rules));
+        args.push(&text);
+        let a = parsed(ok(&kalah(&args)).trim());
+        let book = Book::open(shipped, 6, rules, 4).expect("a shipped Kalah(6,4) book");
+        assert_eq!(a["source"], "book", "{a}");
+        assert_eq!(a["value"], book.get(start.board()).unwrap(), "{a}");
+
+        let mut args = vec![
+            "book", "verify", "--pits", "6", "--seeds", "3", "--sample", "200",
+        ];
+        args.extend(["--tables", path(&dir), "--json"]);
+        args.extend(rule_flags(rules));
+        let checked = parsed(ok(&kalah(&args)).trim());
+        assert_eq!(checked["searched"], 200, "{checked}");
+        assert!(
+            checked["file"].as_str().unwrap().starts_with(path(shipped)),
+            "{checked}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The default games' books (Kalah(6,3) to (6,5), both rules: the table
+/// directory's, else the shipped ones, else as `kalah book build` writes
+/// them over the default tables): 1,000 entries
 /// of each against `kalah query` without the book, and every position of
-/// the first four sowings answered from the book within 50 ms. Slow (the
+/// the first two turns answered from the book within 50 ms. Slow (the
 /// queries search; a missing book is built first, hours for (6,5)):
 /// `KALAH_BOOK_CHECK_TABLES=DIR` names the table directory (default: the
 /// default one), `KALAH_BOOK_CHECK_GAMES="3:std 3:ec"` the games (default
@@ -233,10 +360,17 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         ];
         args.extend(rule_flags(rules));
         let n: usize = seeds.parse().unwrap();
-        if Book::open(&dir, 6, rules, n).is_err() {
+        let shipped = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/books"));
+        let name = kalah::book::format::file_name(6, rules, n);
+        let at = if dir.join(&name).exists() || !shipped.join(&name).exists() {
+            dir.as_path()
+        } else {
+            shipped
+        };
+        if Book::open(at, 6, rules, n).is_err() {
             ok(&kalah(&args));
         }
-        let book = Book::open(&dir, 6, rules, n).expect("book");
+        let book = Book::open(at, 6, rules, n).expect("book");
         let entries: Vec<(Board, i32)> = book.entries().collect();
         let stride = (entries.len() / 1000).max(1);
         let sample: Vec<(Board, i32)> =
@@ -246,7 +380,7 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         for ((board, value), a) in sample.iter().zip(&answers) {
             assert_eq!(a["value"], *value, "Kalah(6,{seeds}) {slug} {board:?}: {a}");
         }
-        let positions: Vec<String> = opening(6, n, rules, book.depth())
+        let positions: Vec<String> = opening(6, n, rules, book.turns())
             .iter()
             .map(|p| p.to_string())
             .collect();
@@ -261,11 +395,11 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
             assert!(a["ms"].as_f64().unwrap() < 50.0, "{a}");
         }
         println!(
-            "Kalah(6,{seeds}) {slug}: {} entries, {} sampled agree with query; {} positions of the first {} sowings from the book, slowest {slowest:.3} ms",
+            "Kalah(6,{seeds}) {slug}: {} entries, {} sampled agree with query; {} positions of the first {} turns from the book, slowest {slowest:.3} ms",
             entries.len(),
             sample.len(),
             positions.len(),
-            book.depth()
+            book.turns()
         );
     }
 }

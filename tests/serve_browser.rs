@@ -135,7 +135,7 @@ fn the_page_reviews_a_pasted_line() {
 }
 
 /// Issue 53: the opening is answered from the book at once. Kalah(4,3)
-/// with a book of 3 plies: the start and each of the next three sowings
+/// with a book of 4 turns: the start and each of the next three sowings
 /// (the first playable house each time) say "from the opening book",
 /// each answer within 50 ms.
 #[test]
@@ -144,7 +144,7 @@ fn the_page_plays_the_opening_from_the_book() {
     let build_book = |dir: &std::path::Path| {
         let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
             .args([
-                "book", "build", "--pits", "4", "--seeds", "3", "--depth", "3", "--tables",
+                "book", "build", "--pits", "4", "--seeds", "3", "--turns", "4", "--tables",
             ])
             .arg(dir)
             .output()

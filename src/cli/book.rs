@@ -17,17 +17,17 @@ use crate::output::json_line;
 use crate::progress::build::prepare_tables;
 use crate::progress::{note, Stderr};
 use crate::service::answer::round3;
-use crate::service::book::{self, BuildRequest, Built, DEFAULT_DEPTH};
+use crate::service::book::{self, BuildRequest, Built, DEFAULT_TURNS};
 use crate::service::setup;
 
 /// What `kalah book --help` ends with.
-const ABOUT_BOOK: &str = "An opening book holds the exact value of every board within --depth
-plies (sowings) of a game's start, solved once, in a checksummed file beside
-the endgame tables (kalah-m6-ec-n4.book: 6 houses, empty capture, 4 seeds).
+const ABOUT_BOOK: &str = "An opening book holds the exact value of every board of a game's first
+--turns turns (each player's first turn by default), solved once, in a
+checksummed file beside the endgame tables (kalah-m6-ec-n4.book: 6 houses, empty capture, 4 seeds).
 `query`, `play`, `analyze`, `serve` and `query --batch` answer those
 positions from it at once (\"source\": \"book\"); `play` and `analyze` build
 the book of Kalah(6,3) on first need (minutes) and name the command for
-Kalah(6,4) and (6,5) (hours on 2 cores). The file format is in docs/book.md.
+Kalah(6,4) and (6,5). Sizes, build times and the file format: docs/book.md.
 
 Example:
   kalah book build --pits 6 --seeds 4 --empty-capture
@@ -44,10 +44,15 @@ pub struct BookArgs {
 /// What `kalah book` does.
 #[derive(Subcommand, Debug)]
 pub enum BookAction {
-    /// Solve every position within --depth plies of the start and write
-    /// the book. Ctrl-C stops it; the boards solved are kept (in
+    /// Solve every position of the first --turns turns and write the
+    /// book. Ctrl-C stops it; the boards solved are kept (in
     /// `<book>.partial`) and the same command goes on from them.
     Build(BuildBookArgs),
+    /// Check a book (the table directory's, else the one shipped in
+    /// books/): every position of its turns held with the value of its
+    /// best move, and --sample entries solved again by a search that does
+    /// not read it. A disagreement exits 1, naming the board.
+    Verify(VerifyBookArgs),
 }
 
 /// Arguments of `kalah book build`.
@@ -61,16 +66,56 @@ pub struct BuildBookArgs {
     pub tables: TableArgs,
     #[command(flatten)]
     pub search: SearchArgs,
-    /// Plies (sowings, an extra turn's included) from the start: every
-    /// position within them is answered with every move's value. The
-    /// boards to search grow about fivefold a ply (6 houses: 35, 185, 941,
-    /// 4,671 at plies 2 to 5).
-    #[arg(long, value_name = "D", default_value_t = DEFAULT_DEPTH,
-          value_parser = clap::value_parser!(u32).range(0..=40))]
-    pub depth: u32,
+    /// Turns from the start (a turn: one player's sowings until the move
+    /// passes): every position within them is answered with every move's
+    /// value, and those where the next turn starts are solved by search.
+    /// The searches grow about tenfold a turn (6 houses, 4 seeds: 10, 116,
+    /// 1,022 for 1 to 3 turns).
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_TURNS,
+          value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub turns: u32,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `kalah book verify`.
+#[derive(Args, Debug)]
+pub struct VerifyBookArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub tables: TableArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Entries to solve again by search, spread evenly over the book.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub sample: usize,
+    /// Solve every entry again (hours for the books of Kalah(6,5)).
+    #[arg(long, conflicts_with = "sample")]
+    pub all: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `kalah book verify --json` prints.
+#[derive(Serialize)]
+struct CheckedJson {
+    file: String,
+    pits: usize,
+    seeds: usize,
+    rules: String,
+    turns: u32,
+    entries: usize,
+    inner: usize,
+    frontier: usize,
+    searched: usize,
+    nodes: u64,
+    table_seeds: Option<u32>,
+    seconds: f64,
 }
 
 /// What `kalah book build --json` prints.
@@ -80,7 +125,7 @@ struct BuiltJson {
     pits: usize,
     seeds: usize,
     rules: String,
-    depth: u32,
+    turns: u32,
     boards: usize,
     bytes: u64,
     searched: usize,
@@ -94,7 +139,62 @@ struct BuiltJson {
 pub fn book_command(args: &BookArgs) -> Result<(), CliError> {
     match &args.action {
         BookAction::Build(a) => build(a),
+        BookAction::Verify(a) => verify(a),
     }
+}
+
+fn verify(args: &VerifyBookArgs) -> Result<(), CliError> {
+    let size = args.game.size()?;
+    let (pits, seeds) = (size.pits(), size.seeds());
+    let rules = args.rules.rules();
+    book::check_size(pits, seeds)?;
+    let total = (2 * pits * seeds) as u32;
+    let dir = args.tables.dir().path;
+    let Some(found) = book::open(&dir, pits, rules, total)? else {
+        return Err(CliError::Input(format!(
+            "no opening book of Kalah({pits},{seeds}) {} in {} (or shipped in books/): `kalah book build` writes one",
+            rules.slug(),
+            dir.display()
+        )));
+    };
+    let tables = prepare_tables(&args.tables.policy(), pits, rules, total, true)?;
+    let table_seeds = tables.as_ref().map(|t| t.max_seeds());
+    let config = args
+        .search
+        .config(setup::default_tt_mb(total, table_seeds.unwrap_or(0), true));
+    let sample = (!args.all).then_some(args.sample);
+    let checked = book::verify(&found, tables, config, sample, &Stderr)?;
+    if args.json {
+        return outln!(
+            "{}",
+            json_line(&CheckedJson {
+                file: found.path().display().to_string(),
+                pits,
+                seeds,
+                rules: rules.slug(),
+                turns: found.turns(),
+                entries: checked.entries,
+                inner: checked.inner,
+                frontier: checked.frontier,
+                searched: checked.searched,
+                nodes: checked.nodes,
+                table_seeds,
+                seconds: round3(checked.seconds),
+            })
+        );
+    }
+    outln!(
+        "{}: correct: {} boards of the first {} turns agree with their moves, {} boards where the next starts held, {} of {} entries solved again alike ({} nodes, {:.1} s; tables up to {} seeds)",
+        found.path().display(),
+        checked.inner,
+        found.turns(),
+        checked.frontier,
+        checked.searched,
+        checked.entries,
+        checked.nodes,
+        checked.seconds,
+        table_seeds.unwrap_or(0)
+    )
 }
 
 fn build(args: &BuildBookArgs) -> Result<(), CliError> {
@@ -113,7 +213,7 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
         pits,
         seeds,
         rules,
-        args.depth,
+        args.turns,
         tables.clone(),
     )?;
     let table_seeds = tables.as_ref().map(|t| t.max_seeds());
@@ -125,7 +225,7 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
                 pits,
                 seeds,
                 rules: rules.slug(),
-                depth: args.depth,
+                turns: args.turns,
                 boards: built.boards,
                 bytes: built.bytes,
                 searched: built.searched,
@@ -137,9 +237,9 @@ fn build(args: &BuildBookArgs) -> Result<(), CliError> {
         );
     }
     outln!(
-        "opening book of Kalah({pits},{seeds}), {rules}: {} boards within {} plies, {} bytes, in {:.1} s ({} boards searched now, {} in all, {} nodes; tables up to {} seeds)",
+        "opening book of Kalah({pits},{seeds}), {rules}: {} boards for the first {} turns, {} bytes, in {:.1} s ({} boards searched now, {} in all, {} nodes; tables up to {} seeds)",
         built.boards,
-        args.depth,
+        args.turns,
         built.bytes,
         built.seconds,
         built.searched,
@@ -156,7 +256,7 @@ fn run_build(
     pits: usize,
     seeds: usize,
     rules: kalah_solver::Rules,
-    depth: u32,
+    turns: u32,
     tables: Option<Arc<Tables>>,
 ) -> Result<Built, CliError> {
     let total = (2 * pits * seeds) as u32;
@@ -166,7 +266,7 @@ fn run_build(
         pits,
         seeds,
         rules,
-        depth,
+        turns,
         config: search.config(setup::default_tt_mb(total, table_seeds, true)),
     };
     Ok(book::build(&req, tables, &Stderr)?)
@@ -204,7 +304,7 @@ pub fn for_game(
         Ok(Some(b)) => return Ok(Some(b)),
         Ok(None) if book::is_default_game(pits, seeds) && !buildable => {
             note(&format!(
-                "no opening book of Kalah({pits},{seeds}) {} in {}: its first sowings are searched; `kalah book build --pits {pits} --seeds {seeds}{}` builds it once (hours on 2 cores: docs/book.md)",
+                "no opening book of Kalah({pits},{seeds}) {} in {}: its first turns are searched; `kalah book build --pits {pits} --seeds {seeds}{}` builds it once (minutes to hours: docs/book.md)",
                 rules.slug(),
                 dir.display(),
                 if rules.capture == kalah_solver::CaptureRule::Empty { " --empty-capture" } else { "" }
@@ -213,7 +313,7 @@ pub fn for_game(
         }
         Ok(None) if !buildable => return Ok(None),
         Ok(None) => note(&format!(
-            "no opening book of Kalah({pits},{seeds}) {} in {}: building it once ({DEFAULT_DEPTH} plies; Ctrl-C stops it and a rerun goes on; --no-book skips it)",
+            "no opening book of Kalah({pits},{seeds}) {} in {}: building it once ({DEFAULT_TURNS} turns; Ctrl-C stops it and a rerun goes on; --no-book skips it)",
             rules.slug(),
             dir.display()
         )),
@@ -226,7 +326,7 @@ pub fn for_game(
         pits,
         seeds,
         rules,
-        DEFAULT_DEPTH,
+        DEFAULT_TURNS,
         tables,
     )?;
     note(&format!(

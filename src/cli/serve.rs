@@ -161,9 +161,9 @@ pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
                 rules.slug()
             ))?;
         }
-        for (pits, rules, seeds, boards, depth) in catalog.books() {
+        for (pits, rules, seeds, boards, turns) in catalog.books() {
             write_line(format_args!(
-                "opening book: Kalah({pits},{seeds}) {}, {boards} boards, {depth} plies, from {dir}",
+                "opening book: Kalah({pits},{seeds}) {}, {boards} boards, first {turns} turns, from {dir}",
                 rules.slug()
             ))?;
         }

@@ -72,12 +72,12 @@ impl Catalog {
         &self.entries[r * MAX_PITS + pits - 1]
     }
 
-    /// The books present: (houses, rules, seeds a house, boards, depth).
+    /// The books present: (houses, rules, seeds a house, boards, turns).
     pub fn books(&self) -> Vec<(usize, Rules, usize, usize, u32)> {
         let mut out = Vec::new();
         for e in &self.entries {
             for b in e.books.list() {
-                out.push((b.pits(), b.rules(), b.seeds(), b.len(), b.depth()));
+                out.push((b.pits(), b.rules(), b.seeds(), b.len(), b.turns()));
             }
         }
         out

@@ -1,6 +1,6 @@
 //! The opening book of a game: opened beside the tables, answered from
-//! (with the tables under it, as one probe), and built: every board within
-//! a depth of the start solved ([`kalah_solver::book`] has the file and
+//! (with the tables under it, as one probe), and built: every board of the
+//! game's first turns solved ([`kalah_solver::book`] has the file and
 //! what it holds).
 //!
 //! A build records every value it finds at once in the book's progress
@@ -29,11 +29,11 @@ use super::position::{from_probe, inconsistent, Contradiction};
 use super::setup::{new_solver, StopBy};
 use super::{Error, Observer};
 
-/// The default depth of a book, in plies (sowings) from the start: every
-/// position of the first four sowings is answered with every move's value,
-/// and the positions one sowing further by their value (docs/book.md,
-/// "Depth", says why four and what it costs).
-pub const DEFAULT_DEPTH: u32 = 4;
+/// The default turns a book covers: each player's first turn (every
+/// sowing of it, extra turns included), each position of them answered
+/// with every move's value, and the positions where the third turn starts
+/// by their value (docs/book.md, "Turns", says why two and what it costs).
+pub const DEFAULT_TURNS: u32 = 2;
 
 /// The games the page opens on and whose opening a book is for:
 /// Kalah(6,3), (6,4) and (6,5).
@@ -42,10 +42,11 @@ pub fn is_default_game(pits: usize, seeds: usize) -> bool {
 }
 
 /// Of the default games, those whose book `play` and `analyze` build on
-/// first need, as they build missing tables: Kalah(6,3), a few minutes on
-/// 2 cores (docs/book.md). The books of Kalah(6,4) and (6,5) take hours
-/// there: the commands say how to build them (`kalah book build`) and go
-/// on searching, rather than keep a player waiting.
+/// first need (when neither the table directory nor books/ has one), as
+/// they build missing tables: Kalah(6,3), seconds on 2 cores
+/// (docs/book.md). The books of Kalah(6,4) and (6,5) take minutes to
+/// hours there: the commands say how to build them (`kalah book build`)
+/// and go on searching, rather than keep a player waiting.
 pub fn is_built_on_first_need(pits: usize, seeds: usize) -> bool {
     is_default_game(pits, seeds) && seeds == 3
 }
@@ -58,8 +59,26 @@ pub fn game_seeds(pits: usize, total_seeds: u32) -> Option<usize> {
     (pits > 0 && total > 0 && total.is_multiple_of(2 * pits)).then(|| total / (2 * pits))
 }
 
+/// The books shipped with the source tree: `books/` beside its
+/// `Cargo.toml`, each built by `kalah book build` (books/README.md gives
+/// the command, the tables and the cost of each). A table directory's own
+/// book of a game comes first; a shipped one serves where it has none.
+const SHIPPED_BOOKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/books");
+
+/// The directory that holds the book of Kalah(`pits`,`seeds`) under
+/// `rules` for the table directory `dir`: `dir` itself, else the shipped
+/// books; `None` when neither has the file.
+fn locate(dir: &Path, pits: usize, rules: Rules, seeds: usize) -> Option<PathBuf> {
+    let name = format::file_name(pits, rules, seeds);
+    [dir, Path::new(SHIPPED_BOOKS)]
+        .into_iter()
+        .find(|d| d.join(&name).is_file())
+        .map(Path::to_path_buf)
+}
+
 /// The book of the game of `pits` houses and `total_seeds` seeds under
-/// `rules` in `dir`, when there is one.
+/// `rules` for the table directory `dir` (its own, else a shipped one),
+/// when there is one.
 ///
 /// # Errors
 /// A book file that is there but fails its checks (naming it): it is
@@ -73,7 +92,10 @@ pub fn open(
     let Some(seeds) = game_seeds(pits, total_seeds) else {
         return Ok(None);
     };
-    match Book::open(dir, pits, rules, seeds) {
+    let Some(found) = locate(dir, pits, rules, seeds) else {
+        return Ok(None);
+    };
+    match Book::open(&found, pits, rules, seeds) {
         Ok(b) => Ok(Some(Arc::new(b))),
         Err(BookError::Missing { .. }) => Ok(None),
         Err(e) => Err(refused(&e)),
@@ -143,8 +165,8 @@ pub struct BuildRequest {
     pub pits: usize,
     pub seeds: usize,
     pub rules: Rules,
-    /// Plies from the start.
-    pub depth: u32,
+    /// Turns from the start.
+    pub turns: u32,
     /// The search's configuration (threads, transposition table).
     pub config: SearchConfig,
 }
@@ -179,10 +201,28 @@ fn position_of(pits: usize, board: Board) -> Result<Position, Error> {
         .map_err(|e| Error::Failure(format!("book: board {board:?}: {e}")))
 }
 
-/// Whether a board's value is worth keeping: on the board, outside the
-/// tables (they answer it), game not over.
-fn keep(game: &Game, tables: Option<&Tables>, board: Board) -> bool {
-    game.terminal_value(board).is_none() && tables.is_none_or(|t| board.seeds() > t.max_seeds())
+/// Which boards a book keeps: those on the board, game not over, with more
+/// seeds than `floor`. The floor is the table depth the game's positions
+/// are answered over by default ([`super::setup::default_table_seeds`]),
+/// or the build's tables where those are shallower, so that a book built
+/// over deep tables still holds every board a server over the default
+/// tables needs (a perfect game followed down to them).
+#[derive(Clone, Copy, Debug)]
+struct Keep {
+    floor: u32,
+}
+
+impl Keep {
+    fn new(pits: usize, total_seeds: u32, tables: Option<&Tables>) -> Keep {
+        let default = super::setup::default_table_seeds(pits, total_seeds);
+        Keep {
+            floor: tables.map_or(0, |t| t.max_seeds().min(default)),
+        }
+    }
+
+    fn keeps(self, game: &Game, board: Board) -> bool {
+        game.terminal_value(board).is_none() && board.seeds() > self.floor
+    }
 }
 
 /// Builds the book `req` asks for over `tables` (those `play` and `solve`
@@ -202,10 +242,10 @@ pub fn build(
     let start = Position::start(req.pits, req.seeds)
         .map_err(|e| Error::Input(format!("Kalah({},{}): {e}", req.pits, req.seeds)))?;
     check_size(req.pits, req.seeds)?;
-    if req.depth > u32::from(u8::MAX) {
+    if req.turns > u32::from(u8::MAX) {
         return Err(Error::Input(format!(
-            "--depth {}: at most {} plies",
-            req.depth,
+            "--turns {}: at most {}",
+            req.turns,
             u8::MAX
         )));
     }
@@ -217,11 +257,13 @@ pub fn build(
         .map_err(|e| Error::Failure(format!("book progress: {e}")))?;
     let mut known: HashMap<u128, i8> = kept.into_iter().collect();
     let t = tables.as_deref();
-    let opening = tree::opening(&game, start.board(), req.depth);
+    let keep = Keep::new(req.pits, start.total_seeds(), t);
+    let opening = tree::opening_turns(&game, start.board(), req.turns);
     let frontier: Vec<Board> = opening
+        .frontier
         .iter()
-        .filter(|&&(b, d)| d == req.depth && keep(&game, t, b))
-        .map(|&(b, _)| b)
+        .copied()
+        .filter(|&b| keep.keeps(&game, b))
         .collect();
     let to_search = frontier.len();
     let todo: Vec<Board> = frontier
@@ -233,12 +275,12 @@ pub fn build(
     let mut nodes = 0;
     if !todo.is_empty() {
         observer.note(&format!(
-            "opening book of Kalah({},{}) {}: {} boards within {} plies, {} to solve by search ({} solved before, kept in {})",
+            "opening book of Kalah({},{}) {}: {} boards within {} turns, {} where the next starts to solve by search ({} solved before, kept in {})",
             req.pits,
             req.seeds,
             req.rules.slug(),
-            opening.len(),
-            req.depth,
+            opening.inner.len(),
+            req.turns,
             todo.len(),
             to_search - todo.len(),
             partial.display()
@@ -253,7 +295,7 @@ pub fn build(
         let label = format!("book: {} boards", todo.len());
         observer.search(&label, &|| solver.stats().nodes, &mut || {
             for &board in &todo {
-                let found = solve_frontier(&solver, &game, t, board);
+                let found = solve_frontier(&solver, &game, keep, board);
                 match found.and_then(|values| {
                     record
                         .append(&values)
@@ -284,19 +326,15 @@ pub fn build(
         }
     }
     // The inner boards, from their children's values.
-    let inner: HashSet<u128> = opening
-        .iter()
-        .filter(|&&(_, d)| d < req.depth)
-        .map(|(b, _)| b.packed())
-        .collect();
-    for &(board, d) in opening.iter().rev() {
-        if d < req.depth && keep(&game, t, board) {
+    let inner: HashSet<u128> = opening.inner.iter().map(|b| b.packed()).collect();
+    for &board in opening.inner.iter().rev() {
+        if keep.keeps(&game, board) {
             inner_value(&game, t, board, &inner, &mut known)?;
         }
     }
     let mut entries: Vec<(u128, i8)> = known
         .into_iter()
-        .filter(|&(b, _)| keep(&game, t, Board::from_packed(b)))
+        .filter(|&(b, _)| keep.keeps(&game, Board::from_packed(b)))
         .collect();
     entries.sort_unstable_by_key(|&(b, _)| b);
     let expect = Expect {
@@ -304,7 +342,7 @@ pub fn build(
         rules: req.rules,
         seeds: req.seeds,
     };
-    let image = format::encode(&expect, req.depth, &entries);
+    let image = format::encode(&expect, req.turns, &entries);
     write_atomic(&path, &image)?;
     let _ = fs::remove_file(record.path());
     Ok(Built {
@@ -326,43 +364,34 @@ fn interrupted(done: usize, todo: &[Board], partial: &Path) -> Error {
     ))
 }
 
-/// Solves `board` (a board at the book's depth): its value, its
-/// children's, and those of the boards along a perfect game from it until
-/// the tables; the board itself last, so that a record that holds it holds
-/// the rest (a torn write loses a suffix).
+/// Solves `board` (one where a turn after the book's starts): its value
+/// and those of the boards along a perfect game from it, down to the
+/// floor of `keep`; the board itself last, so that a record that holds it
+/// holds the rest (a torn write loses a suffix).
 fn solve_frontier(
     solver: &kalah_solver::Solver,
     game: &Game,
-    tables: Option<&Tables>,
+    keep: Keep,
     board: Board,
 ) -> Result<Vec<(u128, i8)>, Error> {
     let pos = position_of(game.pits(), board)?;
-    let a = solver.analyse(&pos).map_err(|e| match e {
+    let line = solver.solve_line(&pos).map_err(|e| match e {
         AnalysisError::Interrupted => Error::Failure("interrupted".into()),
         e => Error::Failure(e.to_string()),
     })?;
     let mut out = Vec::new();
-    let mut push = |p: &Position, value_for_mover: i32| {
-        let b = p.board();
-        if keep(game, tables, b) {
-            out.push((b.packed(), to_i8(value_for_mover - p.store_difference())));
-        }
-    };
-    for m in &a.moves {
-        let mut next = pos;
-        if next.play(game, m.house).is_ok() {
-            push(&next, if m.extra_turn { m.value } else { -m.value });
-        }
-    }
-    for step in &a.pv {
-        let v = if step.position.to_move() == pos.to_move() {
-            a.value
+    for step in &line.pv {
+        let p = &step.position;
+        let for_mover = if p.to_move() == pos.to_move() {
+            line.value
         } else {
-            -a.value
+            -line.value
         };
-        push(&step.position, v);
+        if keep.keeps(game, p.board()) {
+            out.push((p.board().packed(), to_i8(for_mover - p.store_difference())));
+        }
     }
-    out.push((board.packed(), to_i8(a.value)));
+    out.push((board.packed(), to_i8(line.value)));
     Ok(out)
 }
 
@@ -415,6 +444,112 @@ fn inner_value(
     Ok(i32::from(known[&board.packed()]))
 }
 
+/// What a check of a book found (all of it agreed: a disagreement is an
+/// error).
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// Boards within the book's turns whose value was checked against
+    /// their children's, and frontier boards found.
+    pub inner: usize,
+    pub frontier: usize,
+    /// Entries solved again by search, of the book's.
+    pub searched: usize,
+    pub entries: usize,
+    pub nodes: u64,
+    pub seconds: f64,
+}
+
+/// Checks `book` over `tables`: every board within its turns is held (by
+/// the book or the tables) with the value of the best of its moves, every
+/// board where the next turn starts is held, and `sample` entries (spread
+/// evenly over the file; all with `None`) are solved again by a search
+/// that does not read the book.
+///
+/// # Errors
+/// The first board missing or whose value disagrees (naming it and both
+/// values), Ctrl-C, a search that fails.
+pub fn verify(
+    book: &Book,
+    tables: Option<Arc<Tables>>,
+    config: SearchConfig,
+    sample: Option<usize>,
+    observer: &dyn Observer,
+) -> Result<Checked, Error> {
+    let started = Instant::now();
+    let game = Game::new(book.pits(), book.rules());
+    let start = Position::start(book.pits(), book.seeds())
+        .map_err(|e| Error::Input(format!("{}: {e}", book.path().display())))?;
+    let probe = WithBook {
+        book,
+        tables: tables.as_deref().map(|t| t as &dyn Probe),
+    };
+    let name = book.path().display();
+    let opening = tree::opening_turns(&game, start.board(), book.turns());
+    for &board in &opening.inner {
+        let held = probe.probe(board);
+        let best = tree::from_children(&game, board, |c| probe.probe(c));
+        match (held, best) {
+            (Some(v), Some(b)) if v == b => {}
+            (Some(v), Some(b)) => {
+                return Err(Error::Failure(format!(
+                    "{name}: board {board:?} holds {v}, the best of its moves gives {b}"
+                )))
+            }
+            _ => {
+                return Err(Error::Failure(format!(
+                    "{name}: board {board:?} (within the first {} turns) or one of its moves is missing",
+                    book.turns()
+                )))
+            }
+        }
+    }
+    if let Some(b) = opening.frontier.iter().find(|&&b| probe.probe(b).is_none()) {
+        return Err(Error::Failure(format!(
+            "{name}: board {b:?}, where turn {} starts, is missing",
+            book.turns() + 1
+        )));
+    }
+    let entries: Vec<(Board, i32)> = book.entries().collect();
+    let chosen: Vec<(Board, i32)> = match sample {
+        None => entries.clone(),
+        Some(n) if n < entries.len() => (0..n).map(|i| entries[i * entries.len() / n]).collect(),
+        Some(_) => entries.clone(),
+    };
+    let solver = new_solver(game.clone(), config, tables, StopBy::Interrupt)?;
+    let mut failure = None;
+    let label = format!("book check: {} entries", chosen.len());
+    observer.search(&label, &|| solver.stats().nodes, &mut || {
+        for &(board, held) in &chosen {
+            match solver.solve_board(board) {
+                Ok(v) if v == held => {}
+                Ok(v) => {
+                    failure = Some(Error::Failure(format!(
+                        "{name}: board {board:?} holds {held}, a search gives {v}"
+                    )));
+                    return;
+                }
+                Err(_) => {
+                    failure = Some(Error::Failure(
+                        "interrupted: the book's entries were not all checked".into(),
+                    ));
+                    return;
+                }
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(Checked {
+        inner: opening.inner.len(),
+        frontier: opening.frontier.len(),
+        searched: chosen.len(),
+        entries: entries.len(),
+        nodes: solver.stats().nodes,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
 /// Writes `image` to `path` under a temporary name of this writer's own,
 /// synced, renamed into place, the directory synced.
 fn write_atomic(path: &Path, image: &[u8]) -> Result<(), Error> {
@@ -449,8 +584,9 @@ fn write_atomic(path: &Path, image: &[u8]) -> Result<(), Error> {
 pub struct Books(Vec<Arc<Book>>);
 
 impl Books {
-    /// Opens and checks every book of `pits` houses and `rules` in `dir`
-    /// (none with `policy.no_book`).
+    /// Opens and checks every book of `pits` houses and `rules` for the
+    /// policy's table directory, its own or shipped (none with
+    /// `policy.no_book`).
     ///
     /// # Errors
     /// A book file that fails its checks (naming it): refused, never read.
@@ -464,15 +600,10 @@ impl Books {
             return Ok(Books(out));
         }
         for seeds in 1..=(i8::MAX as usize / (2 * pits)) {
-            if !policy
-                .dir
-                .path
-                .join(format::file_name(pits, rules, seeds))
-                .exists()
-            {
+            let Some(found) = locate(&policy.dir.path, pits, rules, seeds) else {
                 continue;
-            }
-            match Book::open(&policy.dir.path, pits, rules, seeds) {
+            };
+            match Book::open(&found, pits, rules, seeds) {
                 Ok(b) => out.push(Arc::new(b)),
                 Err(BookError::Missing { .. }) => {}
                 Err(e) => return Err(refused(&e)),
@@ -487,7 +618,7 @@ impl Books {
         self.0.iter().find(|b| b.seeds() == seeds).map(|b| &**b)
     }
 
-    /// Every book: (seeds a house, boards, depth).
+    /// Every book.
     pub fn list(&self) -> impl Iterator<Item = &Book> {
         self.0.iter().map(|b| &**b)
     }

@@ -1,22 +1,22 @@
 //! The on-disk format of an opening book: the only module that knows it.
 //!
-//! # Book file format, version 1
+//! # Book file format, version 2
 //!
 //! One file holds the exact values of the boards of one game's opening:
-//! Kalah(`m`,`n`) under one rule set, every board within `depth` plies
-//! (sowings) of the start, with the boards the build learned beside them
-//! (see [`super`]). Its name is `kalah-m{m}-{slug}-n{n}.book`, with `slug` =
+//! Kalah(`m`,`n`) under one rule set, every board met within the first
+//! `turns` turns of the game and where the next turn starts, with the
+//! boards of a perfect game from each (see [`super`]). Its name is `kalah-m{m}-{slug}-n{n}.book`, with `slug` =
 //! [`Rules::slug`] (e.g. `kalah-m6-ec-n4.book`), in the table directory.
 //! All integers are little-endian.
 //!
 //! ```text
 //! offset     size   content
 //! 0          8      magic    = b"KALAHBOK"
-//! 8          4      version  = 1 (u32)
+//! 8          4      version  = 2 (u32)
 //! 12         1      pits m   (u8, 1..=8)
 //! 13         1      rules    = Rules::code() (u8)
 //! 14         1      seeds n  = seeds a house at the start (u8)
-//! 15         1      depth    = plies from the start covered (u8)
+//! 15         1      turns    = turns from the start covered (u8)
 //! 16         8      count C  = boards held (u64)
 //! 24         40     zero padding (must be zero)
 //! 64         16 C   boards: Board::packed() of each, as a u128, in strictly
@@ -56,7 +56,7 @@ pub const MAGIC: [u8; 8] = *b"KALAHBOK";
 /// Last bytes of every complete book file.
 pub const END_MARKER: [u8; 8] = *b"KBOKDONE";
 /// The format version this code reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Bytes before the boards.
 pub const HEADER_LEN: usize = 64;
 /// Bytes after the values (checksum and end marker).
@@ -81,16 +81,17 @@ pub struct Expect {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub count: usize,
-    pub depth: u32,
+    /// Turns from the start the book covers.
+    pub turns: u32,
 }
 
-/// The whole file image of a book of `expect`'s game covering `depth`
-/// plies, from `(board, value)` pairs in strictly increasing board order.
+/// The whole file image of a book of `expect`'s game covering `turns`
+/// turns, from `(board, value)` pairs in strictly increasing board order.
 ///
 /// # Panics
-/// If the boards are not strictly increasing, or `depth` or the game's
+/// If the boards are not strictly increasing, or `turns` or the game's
 /// numbers do not fit their byte (the builder's bugs, not a user's input).
-pub fn encode(expect: &Expect, depth: u32, entries: &[(u128, i8)]) -> Vec<u8> {
+pub fn encode(expect: &Expect, turns: u32, entries: &[(u128, i8)]) -> Vec<u8> {
     assert!(entries.windows(2).all(|w| w[0].0 < w[1].0), "unsorted");
     let c = entries.len();
     let mut out = Vec::with_capacity(80 + 17 * c);
@@ -99,7 +100,7 @@ pub fn encode(expect: &Expect, depth: u32, entries: &[(u128, i8)]) -> Vec<u8> {
     out.push(u8::try_from(expect.pits).expect("pits"));
     out.push(expect.rules.code());
     out.push(u8::try_from(expect.seeds).expect("seeds"));
-    out.push(u8::try_from(depth).expect("depth"));
+    out.push(u8::try_from(turns).expect("turns"));
     out.extend_from_slice(&(c as u64).to_le_bytes());
     out.resize(HEADER_LEN, 0);
     for (key, _) in entries {
@@ -138,7 +139,7 @@ pub fn check(bytes: &[u8], path: &Path, expect: &Expect) -> Result<Layout, BookE
             "format version {version}, this program reads version {VERSION}: build it again with `kalah book build`"
         )));
     }
-    let (pits, code, seeds, depth) = (bytes[12], bytes[13], bytes[14], bytes[15]);
+    let (pits, code, seeds, turns) = (bytes[12], bytes[13], bytes[14], bytes[15]);
     if usize::from(pits) != expect.pits
         || code != expect.rules.code()
         || usize::from(seeds) != expect.seeds
@@ -194,7 +195,7 @@ pub fn check(bytes: &[u8], path: &Path, expect: &Expect) -> Result<Layout, BookE
     }
     Ok(Layout {
         count,
-        depth: u32::from(depth),
+        turns: u32::from(turns),
     })
 }
 
@@ -228,7 +229,7 @@ mod tests {
         assert_eq!(image.len(), 80 + 17 * 3);
         let p = Path::new("b.book");
         let layout = check(&image, p, &GAME).unwrap();
-        assert_eq!(layout, Layout { count: 3, depth: 4 });
+        assert_eq!(layout, Layout { count: 3, turns: 4 });
         for (i, &(k, v)) in entries.iter().enumerate() {
             assert_eq!((key(&image, i), value(&image, 3, i)), (k, v));
         }

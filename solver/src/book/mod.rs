@@ -1,7 +1,7 @@
-//! Opening books: the exact values of every board within some plies of a
-//! game's start, solved once and kept in a checksummed, memory-mapped file
-//! beside the endgame tables, so that the opening of a game too large for
-//! the tables is answered at once instead of searched.
+//! Opening books: the exact values of the boards of a game's first turns,
+//! solved once and kept in a checksummed, memory-mapped file beside the
+//! endgame tables, so that the opening of a game too large for the tables
+//! is answered at once instead of searched.
 //!
 //! * [`tree`]: the boards of the opening and inner values from children's.
 //! * [`mod@format`]: the file, byte by byte.
@@ -10,13 +10,14 @@
 //! * [`progress`]: the append-only record of a build under way, from which
 //!   an interrupted build resumes.
 //!
-//! What a book of depth `D` holds: every board within `D` plies of the
-//! start that the tables do not (inner ones valued from their children,
-//! those at depth `D` by search); for each board at depth `D`, its
-//! children (so every position within `D` plies is answered with every
-//! move's value); and the boards along a perfect game from each of them,
-//! so that a perfect game from any of them can be followed, board by board,
-//! into the tables.
+//! What a book of `T` turns holds: every board met within the first `T`
+//! turns of the game (a turn: one player's sowings until the move passes)
+//! that the tables do not, valued from their children's; every other child
+//! of them, where turn `T + 1` starts, valued by search (so every position
+//! within the turns is answered with every move's value); and the boards
+//! along a perfect game from each of those, so that a perfect game from
+//! any position of the book can be followed, board by board, into the
+//! tables.
 
 pub mod format;
 pub mod progress;

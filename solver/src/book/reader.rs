@@ -92,9 +92,9 @@ impl<B: AsRef<[u8]>> Book<B> {
         self.layout.count == 0
     }
 
-    /// Plies from the start it covers.
-    pub fn depth(&self) -> u32 {
-        self.layout.depth
+    /// Turns from the start it covers.
+    pub fn turns(&self) -> u32 {
+        self.layout.turns
     }
 
     /// Seeds a house at the start of its game.
@@ -192,7 +192,7 @@ mod tests {
         };
         let image = format::encode(&expect, 2, &entries);
         let book = Book::from_bytes(image, "x.book", 2, Rules::STANDARD, 3).unwrap();
-        assert_eq!((book.len(), book.depth()), (100, 2));
+        assert_eq!((book.len(), book.turns()), (100, 2));
         for (k, v) in &entries {
             assert_eq!(book.get(Board::from_packed(*k)), Some(i32::from(*v)));
             assert_eq!(book.get(Board::from_packed(k + 1)), None);
