@@ -142,17 +142,11 @@ fn the_page_reviews_a_pasted_line() {
 #[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
 fn the_page_plays_the_opening_from_the_book() {
     let build_book = |dir: &std::path::Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
-            .args([
-                "book", "build", "--pits", "4", "--seeds", "3", "--turns", "4", "--tables",
-            ])
-            .arg(dir)
-            .output()
-            .expect("run kalah book build");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        kalah_in(
+            dir,
+            &[
+                "book", "build", "--pits", "4", "--seeds", "3", "--turns", "4",
+            ],
         );
     };
     browse_at(
@@ -173,16 +167,7 @@ fn the_page_plays_the_opening_from_the_book() {
 #[ignore = "needs Chromium and chromedriver (Debian: chromium, chromium-driver); .ci/run installs them and runs it"]
 fn the_page_plays_the_first_turns_of_kalah_6_4_from_the_shipped_book() {
     let default_tables = |dir: &std::path::Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
-            .args(["build", "--pits", "6", "--max-seeds", "22", "--tables"])
-            .arg(dir)
-            .output()
-            .expect("run kalah build");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        kalah_in(dir, &["build", "--pits", "6", "--max-seeds", "22"]);
     };
     browse_at(
         "1100,900",
@@ -201,6 +186,21 @@ fn the_page_plays_the_first_turns_of_kalah_6_4_from_the_shipped_book() {
                 ],
             ))
         },
+    );
+}
+
+/// Runs `kalah ARGS --tables DIR`, which must succeed.
+fn kalah_in(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(args)
+        .arg("--tables")
+        .arg(dir)
+        .output()
+        .expect("run kalah");
+    assert!(
+        out.status.success(),
+        "kalah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 

@@ -55,9 +55,10 @@ pub enum BookAction {
     Verify(VerifyBookArgs),
 }
 
-/// Arguments of `kalah book build`.
+/// The game a book is of, and the tables and search it is built or
+/// checked with (both subcommands).
 #[derive(Args, Debug)]
-pub struct BuildBookArgs {
+pub struct BookGame {
     #[command(flatten)]
     pub game: GameArgs,
     #[command(flatten)]
@@ -66,6 +67,24 @@ pub struct BuildBookArgs {
     pub tables: TableArgs,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+impl BookGame {
+    /// Houses, seeds a house, rules and seeds in all, the game's size
+    /// refused before any table is built for it.
+    fn resolve(&self) -> Result<(usize, usize, kalah_solver::Rules, u32), CliError> {
+        let size = self.game.size()?;
+        let (pits, seeds) = (size.pits(), size.seeds());
+        book::check_size(pits, seeds)?;
+        Ok((pits, seeds, self.rules.rules(), (2 * pits * seeds) as u32))
+    }
+}
+
+/// Arguments of `kalah book build`.
+#[derive(Args, Debug)]
+pub struct BuildBookArgs {
+    #[command(flatten)]
+    pub book: BookGame,
     /// Turns from the start (a turn: one player's sowings until the move
     /// passes): every position within them is answered with every move's
     /// value, and those where the next turn starts are solved by search.
@@ -83,13 +102,7 @@ pub struct BuildBookArgs {
 #[derive(Args, Debug)]
 pub struct VerifyBookArgs {
     #[command(flatten)]
-    pub game: GameArgs,
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub tables: TableArgs,
-    #[command(flatten)]
-    pub search: SearchArgs,
+    pub book: BookGame,
     /// Entries to solve again by search, spread evenly over the book.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub sample: usize,
@@ -144,12 +157,8 @@ pub fn book_command(args: &BookArgs) -> Result<(), CliError> {
 }
 
 fn verify(args: &VerifyBookArgs) -> Result<(), CliError> {
-    let size = args.game.size()?;
-    let (pits, seeds) = (size.pits(), size.seeds());
-    let rules = args.rules.rules();
-    book::check_size(pits, seeds)?;
-    let total = (2 * pits * seeds) as u32;
-    let dir = args.tables.dir().path;
+    let (pits, seeds, rules, total) = args.book.resolve()?;
+    let dir = args.book.tables.dir().path;
     let Some(found) = book::open(&dir, pits, rules, total)? else {
         return Err(CliError::Input(format!(
             "no opening book of Kalah({pits},{seeds}) {} in {} (or shipped in books/): `kalah book build` writes one",
@@ -157,11 +166,12 @@ fn verify(args: &VerifyBookArgs) -> Result<(), CliError> {
             dir.display()
         )));
     };
-    let tables = prepare_tables(&args.tables.policy(), pits, rules, total, true)?;
+    let tables = prepare_tables(&args.book.tables.policy(), pits, rules, total, true)?;
     let table_seeds = tables.as_ref().map(|t| t.max_seeds());
-    let config = args
-        .search
-        .config(setup::default_tt_mb(total, table_seeds.unwrap_or(0), true));
+    let config =
+        args.book
+            .search
+            .config(setup::default_tt_mb(total, table_seeds.unwrap_or(0), true));
     let sample = (!args.all).then_some(args.sample);
     let checked = book::verify(&found, tables, config, sample, &Stderr)?;
     if args.json {
@@ -198,18 +208,13 @@ fn verify(args: &VerifyBookArgs) -> Result<(), CliError> {
 }
 
 fn build(args: &BuildBookArgs) -> Result<(), CliError> {
-    let size = args.game.size()?;
-    let (pits, seeds) = (size.pits(), size.seeds());
-    let rules = args.rules.rules();
-    // Refused before any table is built for it.
-    book::check_size(pits, seeds)?;
-    let total = (2 * pits * seeds) as u32;
-    let tables = prepare_tables(&args.tables.policy(), pits, rules, total, true)?;
-    let dir = args.tables.dir();
+    let (pits, seeds, rules, total) = args.book.resolve()?;
+    let tables = prepare_tables(&args.book.tables.policy(), pits, rules, total, true)?;
+    let dir = args.book.tables.dir();
     dir.ensure(true, &Stderr)?;
     let built = run_build(
-        &args.tables,
-        &args.search,
+        &args.book.tables,
+        &args.book.search,
         pits,
         seeds,
         rules,
