@@ -334,7 +334,8 @@ fn shipped_books_serve_where_the_table_directory_has_none() {
 /// queries search; a missing book is built first, hours for (6,5)):
 /// `KALAH_BOOK_CHECK_TABLES=DIR` names the table directory (default: the
 /// default one), `KALAH_BOOK_CHECK_GAMES="3:std 3:ec"` the games (default
-/// all six).
+/// all six), `KALAH_BOOK_CHECK_SAMPLE=N` the entries searched again
+/// (default 1,000).
 #[test]
 #[ignore]
 fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
@@ -345,6 +346,9 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         });
     let games = std::env::var("KALAH_BOOK_CHECK_GAMES")
         .unwrap_or_else(|_| "3:std 3:ec 4:std 4:ec 5:std 5:ec".into());
+    let sample_size: usize = std::env::var("KALAH_BOOK_CHECK_SAMPLE")
+        .map(|n| n.parse().expect("a count"))
+        .unwrap_or(1000);
     for game in games.split_whitespace() {
         let (seeds, slug) = game.split_once(':').expect("seeds:rules");
         let rules = Rules::from_slug(slug).expect("std or ec");
@@ -372,9 +376,8 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         }
         let book = Book::open(at, 6, rules, n).expect("book");
         let entries: Vec<(Board, i32)> = book.entries().collect();
-        let stride = (entries.len() / 1000).max(1);
-        let sample: Vec<(Board, i32)> =
-            entries.iter().step_by(stride).take(1000).copied().collect();
+        let n = sample_size.min(entries.len());
+        let sample: Vec<(Board, i32)> = (0..n).map(|i| entries[i * entries.len() / n]).collect();
         let texts: Vec<String> = sample.iter().map(|(b, _)| board_text(6, *b)).collect();
         let answers = batch(&dir, rules, &texts, &["--no-book", "--value-only"]);
         for ((board, value), a) in sample.iter().zip(&answers) {

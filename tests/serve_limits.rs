@@ -17,8 +17,10 @@ use kalah::Rules;
 use serve_common::http::encode;
 use serve_common::{tables, Server};
 
-/// Kalah(6,4)'s start: with tables of 2 houses only, a search of hours.
-const FAR: &str = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
+/// A board of Kalah(6,4) that no game reaches (48 seeds on the board, off
+/// the start), so no opening book holds it: with tables of 2 houses only,
+/// a search of hours.
+const FAR: &str = "5 4 4 4 4 4 0 4 4 4 4 4 3 0 S";
 
 /// An in-table position of Kalah(2,1).
 const NEAR: &str = "/api/v1/query?position=1+1+0+1+1+0+S";
