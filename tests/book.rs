@@ -376,8 +376,8 @@ fn default_books_equal_query_on_a_sample_and_answer_the_opening() {
         }
         let book = Book::open(at, 6, rules, n).expect("book");
         let entries: Vec<(Board, i32)> = book.entries().collect();
-        let n = sample_size.min(entries.len());
-        let sample: Vec<(Board, i32)> = (0..n).map(|i| entries[i * entries.len() / n]).collect();
+        let k = sample_size.min(entries.len());
+        let sample: Vec<(Board, i32)> = (0..k).map(|i| entries[i * entries.len() / k]).collect();
         let texts: Vec<String> = sample.iter().map(|(b, _)| board_text(6, *b)).collect();
         let answers = batch(&dir, rules, &texts, &["--no-book", "--value-only"]);
         for ((board, value), a) in sample.iter().zip(&answers) {
