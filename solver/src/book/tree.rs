@@ -37,10 +37,11 @@ pub struct Opening {
 pub fn opening_turns(game: &Game, start: Board, turns: u32) -> Opening {
     let mut turn_of: HashMap<u128, u32> = HashMap::new();
     let mut out = Opening::default();
-    if turns == 0 || game.terminal_value(start).is_some() {
-        if game.terminal_value(start).is_none() {
-            out.frontier.push(start);
-        }
+    if game.terminal_value(start).is_some() {
+        return out;
+    }
+    if turns == 0 {
+        out.frontier.push(start);
         return out;
     }
     let mut queue = VecDeque::from([(start, 0u32)]);
