@@ -3,7 +3,7 @@
 #
 #   scripts/long_solve.sh start  [ec|std]   # tables, then the run in the background
 #   scripts/long_solve.sh stop   [ec|std]   # SIGTERM, wait; its records packed
-#   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-cluster status)
+#   scripts/long_solve.sh status [ec|std]   # where it stands (kalah-cluster status --first-turns)
 #   scripts/long_solve.sh wait   [ec|std]   # wait for the run to end
 #   scripts/long_solve.sh finish [ec|std]   # after the last stretch: the result and its certificate
 #   scripts/long_solve.sh turns  [ec|std]   # every first turn, over the same work directory, in the background
@@ -117,7 +117,7 @@ wait)
     while pid=$(stretch_pid); do sleep 10; done
     ;;
 status)
-    "$bin/kalah-cluster" status --work "$work" --tables "$tables"
+    "$bin/kalah-cluster" status --first-turns --work "$work" --tables "$tables"
     ;;
 finish)
     if [[ ! -s $work/stretch.out ]]; then

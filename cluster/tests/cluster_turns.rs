@@ -232,6 +232,22 @@ fn every_first_turn_is_solved_certified_and_reuses_the_root() {
             assert_eq!(c["lower"], t["value"], "{name}");
             assert_eq!(c["upper"], t["value"], "{name}");
         }
+        // `status --first-turns` says the same of every turn.
+        let status = json_of(
+            Command::new(env!("CARGO_BIN_EXE_kalah-cluster"))
+                .args(["status", "--json", "--first-turns", "--work"])
+                .arg(&work),
+        );
+        let said = status["first_turns"].as_array().unwrap();
+        assert_eq!(said.len(), rows.len(), "{name}: {status}");
+        for c in said {
+            let t = rows.iter().find(|t| t["turn"] == c["turn"]).unwrap();
+            assert_eq!(
+                (&c["lower"], &c["upper"]),
+                (&t["value"], &t["value"]),
+                "{name}"
+            );
+        }
         std::fs::remove_dir_all(&work).unwrap();
     }
 }

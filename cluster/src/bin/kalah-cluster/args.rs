@@ -144,6 +144,12 @@ pub(crate) struct StatusArgs {
     /// from (default: as `kalah`'s); none built: the replay goes without.
     #[arg(long, value_name = "DIR")]
     pub(crate) tables: Option<PathBuf>,
+    /// Also the bounds the records prove on each first turn's value (a
+    /// failing root test is done when every turn is below it; a holding
+    /// one when a turn is at or above it). Seconds: each turn's proof is
+    /// derived from the records, as `certificate --first-turns` does.
+    #[arg(long)]
+    pub(crate) first_turns: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub(crate) json: bool,

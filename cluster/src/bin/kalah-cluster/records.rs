@@ -162,7 +162,7 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
         .iter()
         .filter(|r| r.verdict == kalah_cluster::unit::Verdict::Split)
         .count();
-    let j = serde_json::json!({
+    let mut j = serde_json::json!({
         "work": a.work.display().to_string(),
         "pits": id.pits,
         "seeds": id.seeds,
@@ -189,6 +189,25 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
         "units_needed_next": plan.required,
         "solved": plan.solved.as_ref().map(|s| s.value),
     });
+    let turns = if a.first_turns {
+        turn_certificates(&r)?
+    } else {
+        Vec::new()
+    };
+    let turn_json = |(t, c): &(
+        kalah_cluster::turns::FirstTurn,
+        kalah::certificate::Certificate,
+    )| {
+        serde_json::json!({
+            "turn": t.label(),
+            "lower": c.header.lower,
+            "upper": c.header.upper,
+            "facts": c.header.facts,
+        })
+    };
+    if a.first_turns {
+        j["first_turns"] = turns.iter().map(turn_json).collect();
+    }
     if a.json {
         print_json(&j)?;
         return Ok(());
@@ -262,20 +281,35 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
         ),
         (None, None) => writeln!(out, "next: {} units", plan.required),
     };
+    for (t, c) in &turns {
+        let h = &c.header;
+        let _ = writeln!(
+            out,
+            "first turn {:>4}: {:+} <= value <= {:+} for the first player, from {} facts",
+            t.label(),
+            h.lower,
+            h.upper,
+            h.facts
+        );
+    }
     print_line(format_args!("{}", out.trim_end()))?;
     Ok(())
 }
 
-/// `certificate --first-turns`: one certificate a first turn, from the
-/// records as they are (bounds where a turn is not solved yet).
-fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
-    let r = Replayed::open(&a.work, a.tables.clone())?;
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| kalah_cluster::turns::turns_dir(&a.work));
-    std::fs::create_dir_all(&out).map_err(|e| failure(format!("{}: {e}", out.display())))?;
-    let mut written = Vec::new();
+/// Each first turn of the run's game with its certificate from the
+/// records as they are: the bounds they prove on the turn's value, for
+/// the first player (the turn's own root tests, where `turns` has run
+/// them; otherwise what the root solve's facts give below it).
+fn turn_certificates(
+    r: &Replayed,
+) -> Result<
+    Vec<(
+        kalah_cluster::turns::FirstTurn,
+        kalah::certificate::Certificate,
+    )>,
+    Error,
+> {
+    let mut out = Vec::new();
     for turn in kalah_cluster::turns::first_turns(&r.game, r.start, r.config.frontier) {
         let plan = r.plan_from(turn.position, turn.frontier)?;
         let cert = kalah_cluster::certify::certificate(
@@ -288,6 +322,22 @@ fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
             (&plan.root, plan.solved.as_ref()),
         )
         .map_err(failure)?;
+        out.push((turn, cert));
+    }
+    Ok(out)
+}
+
+/// `certificate --first-turns`: one certificate a first turn, from the
+/// records as they are (bounds where a turn is not solved yet).
+fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
+    let r = Replayed::open(&a.work, a.tables.clone())?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| kalah_cluster::turns::turns_dir(&a.work));
+    std::fs::create_dir_all(&out).map_err(|e| failure(format!("{}: {e}", out.display())))?;
+    let mut written = Vec::new();
+    for (turn, cert) in turn_certificates(&r)? {
         let path = out.join(format!("{}.certificate.jsonl.gz", turn.label()));
         cert.write(&path).map_err(failure)?;
         let h = &cert.header;
