@@ -10,8 +10,10 @@ use kalah::service::Error;
 use kalah_solver::table::Tables;
 use kalah_solver::{Game, Position, Probe};
 
+use kalah::certificate::Certificate;
 use kalah_cluster::plan::TopTree;
 use kalah_cluster::store::{Busy, RunConfig, WorkDir};
+use kalah_cluster::turns::FirstTurn;
 
 use crate::args::{CertificateArgs, PackArgs, StatusArgs};
 use crate::{failure, print_json, print_line};
@@ -190,23 +192,22 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
         "solved": plan.solved.as_ref().map(|s| s.value),
     });
     let turns = if a.first_turns {
-        turn_certificates(&r)?
+        turn_certificates(&r).collect::<Result<Vec<_>, Error>>()?
     } else {
         Vec::new()
     };
-    let turn_json = |(t, c): &(
-        kalah_cluster::turns::FirstTurn,
-        kalah::certificate::Certificate,
-    )| {
-        serde_json::json!({
-            "turn": t.label(),
-            "lower": c.header.lower,
-            "upper": c.header.upper,
-            "facts": c.header.facts,
-        })
-    };
     if a.first_turns {
-        j["first_turns"] = turns.iter().map(turn_json).collect();
+        j["first_turns"] = turns
+            .iter()
+            .map(|(t, c)| {
+                serde_json::json!({
+                    "turn": t.label(),
+                    "lower": c.header.lower,
+                    "upper": c.header.upper,
+                    "facts": c.header.facts,
+                })
+            })
+            .collect();
     }
     if a.json {
         print_json(&j)?;
@@ -299,32 +300,27 @@ pub(crate) fn status(a: &StatusArgs) -> Result<(), Error> {
 /// Each first turn of the run's game with its certificate from the
 /// records as they are: the bounds they prove on the turn's value, for
 /// the first player (the turn's own root tests, where `turns` has run
-/// them; otherwise what the root solve's facts give below it).
+/// them; otherwise what the root solve's facts give below it). One turn
+/// at a time, as the caller takes them.
 fn turn_certificates(
     r: &Replayed,
-) -> Result<
-    Vec<(
-        kalah_cluster::turns::FirstTurn,
-        kalah::certificate::Certificate,
-    )>,
-    Error,
-> {
-    let mut out = Vec::new();
-    for turn in kalah_cluster::turns::first_turns(&r.game, r.start, r.config.frontier) {
-        let plan = r.plan_from(turn.position, turn.frontier)?;
-        let cert = kalah_cluster::certify::certificate(
-            &r.game,
-            turn.position,
-            r.config.identity.seeds,
-            turn.frontier,
-            &r.loaded.records,
-            r.probe(),
-            (&plan.root, plan.solved.as_ref()),
-        )
-        .map_err(failure)?;
-        out.push((turn, cert));
-    }
-    Ok(out)
+) -> impl Iterator<Item = Result<(FirstTurn, Certificate), Error>> + '_ {
+    kalah_cluster::turns::first_turns(&r.game, r.start, r.config.frontier)
+        .into_iter()
+        .map(move |turn| {
+            let plan = r.plan_from(turn.position, turn.frontier)?;
+            let cert = kalah_cluster::certify::certificate(
+                &r.game,
+                turn.position,
+                r.config.identity.seeds,
+                turn.frontier,
+                &r.loaded.records,
+                r.probe(),
+                (&plan.root, plan.solved.as_ref()),
+            )
+            .map_err(failure)?;
+            Ok((turn, cert))
+        })
 }
 
 /// `certificate --first-turns`: one certificate a first turn, from the
@@ -337,7 +333,8 @@ fn write_turn_certificates(a: &CertificateArgs) -> Result<(), Error> {
         .unwrap_or_else(|| kalah_cluster::turns::turns_dir(&a.work));
     std::fs::create_dir_all(&out).map_err(|e| failure(format!("{}: {e}", out.display())))?;
     let mut written = Vec::new();
-    for (turn, cert) in turn_certificates(&r)? {
+    for turn_cert in turn_certificates(&r) {
+        let (turn, cert) = turn_cert?;
         let path = out.join(format!("{}.certificate.jsonl.gz", turn.label()));
         cert.write(&path).map_err(failure)?;
         let h = &cert.header;
